@@ -1,0 +1,106 @@
+//! The host for platforms where rea cannot capture (native Windows, and any
+//! build with the `force-stub` feature).
+//!
+//! Capture is unavailable because no PTY adapter here verifies descendant
+//! cleanup; comparing existing captures needs none of these capabilities and
+//! keeps working. Every capability answers with a typed
+//! [`HostError::Unsupported`], never a panic. This crate has no `cfg`: it
+//! builds and is tested on every OS.
+
+use std::ffi::OsString;
+use std::path::Path;
+
+use rea_engine::Host;
+use rea_engine::fs::{DirListing, FsError, FsMeta, FsProbe, ProbeFile};
+use rea_engine::host::{
+    CaptureSupport, Check, HostError, Ownership, OwnershipVerifier, Pid, ProcessInspector, ProcessRow, ProcessTable,
+    PtyBackend, PtyProcess, RunToken, SpawnSpec, StartTime,
+};
+
+/// Why capture is unavailable, as users see it.
+pub const REASON: &str = "native Windows capture is unavailable because the PTY adapter does not yet verify descendant cleanup; for Linux commands, use Linux rea inside WSL (comparison of existing captures works here)";
+
+fn unsupported(capability: &'static str) -> HostError {
+    HostError::Unsupported { capability, reason: REASON }
+}
+
+/// Every capability of the unsupported host.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct UnsupportedHost;
+
+impl PtyBackend for UnsupportedHost {
+    fn name(&self) -> &'static str {
+        "unavailable"
+    }
+    fn is_executable(&self, _path: &Path) -> bool {
+        false
+    }
+    fn spawn(&self, _spec: &SpawnSpec) -> Result<Box<dyn PtyProcess>, HostError> {
+        Err(unsupported("PTY capture"))
+    }
+}
+
+impl ProcessInspector for UnsupportedHost {
+    fn process(&self, _pid: Pid) -> Result<Option<ProcessRow>, HostError> {
+        Err(unsupported("process inspection"))
+    }
+    fn children(&self, _pid: Pid) -> Result<Vec<Pid>, HostError> {
+        Err(unsupported("process inspection"))
+    }
+    fn table(&self) -> Result<ProcessTable, HostError> {
+        Err(unsupported("process inspection"))
+    }
+}
+
+impl OwnershipVerifier for UnsupportedHost {
+    fn verify(&self, _pid: Pid, _expected: Option<StartTime>, _token: &RunToken) -> Ownership {
+        Ownership::Unverifiable { reason: REASON.to_owned() }
+    }
+    fn mechanism(&self) -> &'static str {
+        "unavailable"
+    }
+}
+
+fn fs_unsupported() -> FsError {
+    FsError { code: None, not_found: false, message: format!("filesystem observation is unavailable: {REASON}") }
+}
+
+impl FsProbe for UnsupportedHost {
+    fn lstat(&self, _path: &Path) -> Result<FsMeta, FsError> {
+        Err(fs_unsupported())
+    }
+    fn read_link(&self, _path: &Path) -> Result<OsString, FsError> {
+        Err(fs_unsupported())
+    }
+    fn read_dir(&self, _path: &Path, _capacity: usize) -> Result<DirListing, FsError> {
+        Err(fs_unsupported())
+    }
+    fn open_file(&self, _path: &Path) -> Result<Box<dyn ProbeFile>, FsError> {
+        Err(fs_unsupported())
+    }
+}
+
+/// The doctor checks of this host.
+pub fn diagnose() -> Vec<Check> {
+    vec![Check {
+        name: "capture_adapter".to_owned(),
+        classification: "unsupported_host",
+        detail: REASON.to_owned(),
+        remediation: Some(
+            "Capture on Linux or macOS, or run Linux rea inside WSL for Linux commands. Reinstalling rea does not enable native Windows capture.".to_owned(),
+        ),
+    }]
+}
+
+/// The unsupported host.
+pub fn host() -> Host {
+    Host {
+        platform: rea_engine::evidence::platform_name(),
+        capture: CaptureSupport::Unavailable { reason: REASON },
+        pty: Box::new(UnsupportedHost),
+        inspector: Box::new(UnsupportedHost),
+        verifier: Box::new(UnsupportedHost),
+        fs: Box::new(UnsupportedHost),
+        diagnose,
+    }
+}

@@ -1,0 +1,235 @@
+//! Evidence v2: the envelope, its identity, and the records inside it.
+//!
+//! `evidence_id = "ev_" + hex(SHA-256(RFC 8785 JSON of the projection))`,
+//! where the projection is the whole envelope without `evidence_id` and with
+//! `subject` reduced to `{digest, format, architecture}`.
+
+mod canonical;
+mod import;
+mod record;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+
+pub use canonical::{canonical_json, digest, hex, same};
+pub use import::{ImportError, import_capture, parse_evidence_value};
+pub use record::*;
+
+/// Envelope `schema_version`.
+pub const EVIDENCE_SCHEMA_VERSION: u32 = 2;
+/// Predicate of capture Evidence.
+pub const CAPTURE_PREDICATE: &str = "rea.process-capture/v5";
+/// Predicate of comparison Evidence.
+pub const COMPARISON_PREDICATE: &str = "rea.process-comparison/v5";
+/// Operation of capture Evidence.
+pub const CAPTURE_OPERATION: &str = "capture_process_scenario";
+/// Operation of comparison Evidence.
+pub const COMPARISON_OPERATION: &str = "compare_process_captures";
+/// Provider id.
+pub const PROVIDER_ID: &str = "rea-process";
+/// Provider name.
+pub const PROVIDER_NAME: &str = "REA process capture";
+/// Provider version.
+pub const PROVIDER_VERSION: &str = "5";
+/// First limitation of every record without an artifact subject.
+pub const NO_SUBJECT_LIMITATION: &str = "Artifact identity is unavailable for this observation.";
+
+/// The Evidence v2 envelope.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Evidence {
+    /// Always 2.
+    pub schema_version: u32,
+    /// `ev_` + 64 lowercase hex digits.
+    pub evidence_id: String,
+    /// The artifact observed, or null.
+    pub subject: Value,
+    /// Who produced the record.
+    pub provider: Provider,
+    /// Used by other providers only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub analysis_profile: Option<Value>,
+    /// What kind of statement this is.
+    pub predicate_type: String,
+    /// The operation that produced it.
+    pub operation: String,
+    /// Summary of the operation's inputs.
+    pub parameters: Value,
+    /// Unprocessed output, if any.
+    pub raw_result: Value,
+    /// The record.
+    pub normalized_result: Value,
+    /// `observed`, `derived` or `inferred`.
+    pub confidence: String,
+    /// Where the authority of the statement comes from.
+    pub authority: String,
+    /// Host description, or null.
+    pub environment: Value,
+    /// What the record cannot show.
+    pub limitations: Vec<String>,
+    /// Source locations.
+    pub locations: Vec<Value>,
+    /// Records this one derives from.
+    pub evidence_links: Vec<String>,
+}
+
+/// The provider block.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Provider {
+    /// Stable id.
+    pub id: String,
+    /// Display name.
+    pub name: String,
+    /// Version, or null.
+    pub version: Option<String>,
+}
+
+impl Provider {
+    /// This build's provider.
+    pub fn current() -> Provider {
+        Provider { id: PROVIDER_ID.into(), name: PROVIDER_NAME.into(), version: Some(PROVIDER_VERSION.into()) }
+    }
+}
+
+/// Computes the `evidence_id` an envelope should carry.
+pub fn compute_evidence_id(envelope: &Evidence) -> Result<String, serde_json::Error> {
+    let mut value = serde_json::to_value(envelope)?;
+    let Value::Object(map) = &mut value else { unreachable!("an envelope serializes to an object") };
+    map.remove("evidence_id");
+    if let Some(subject) = map.get_mut("subject") {
+        if let Value::Object(s) = subject {
+            let reduced: Map<String, Value> = ["digest", "format", "architecture"]
+                .iter()
+                .filter_map(|k| s.get(*k).map(|v| ((*k).to_owned(), v.clone())))
+                .collect();
+            *subject = Value::Object(reduced);
+        }
+    }
+    Ok(format!("ev_{}", digest(&value)?))
+}
+
+/// Fills in `evidence_id`.
+pub fn seal(mut envelope: Evidence) -> Result<Evidence, serde_json::Error> {
+    envelope.evidence_id = String::new();
+    envelope.evidence_id = compute_evidence_id(&envelope)?;
+    Ok(envelope)
+}
+
+/// The REA name of the host OS (`linux`, `darwin`, `win32`).
+pub fn platform_name() -> &'static str {
+    match std::env::consts::OS {
+        "macos" => "darwin",
+        "windows" => "win32",
+        other => other,
+    }
+}
+
+/// The REA name of the host architecture (`x64`, `arm64`).
+pub fn architecture_name() -> &'static str {
+    match std::env::consts::ARCH {
+        "x86_64" => "x64",
+        "aarch64" => "arm64",
+        other => other,
+    }
+}
+
+/// The `environment` block of capture Evidence. Isolation is `none`: the
+/// command runs with the caller's permissions and host environment.
+pub fn host_environment_block() -> Value {
+    json!({
+        "id": format!("{}-{}", platform_name(), architecture_name()),
+        "platform": platform_name(),
+        "architecture": architecture_name(),
+        "isolation": "none",
+    })
+}
+
+/// Wraps a capture record in sealed Evidence.
+pub fn capture_evidence(record: &CaptureRecord, parameters: Value) -> Result<Evidence, serde_json::Error> {
+    let mut limitations = vec![NO_SUBJECT_LIMITATION.to_owned()];
+    limitations.extend(record.limitations.iter().cloned());
+    seal(Evidence {
+        schema_version: EVIDENCE_SCHEMA_VERSION,
+        evidence_id: String::new(),
+        subject: Value::Null,
+        provider: Provider::current(),
+        analysis_profile: None,
+        predicate_type: CAPTURE_PREDICATE.into(),
+        operation: CAPTURE_OPERATION.into(),
+        parameters,
+        raw_result: Value::Null,
+        normalized_result: serde_json::to_value(record)?,
+        confidence: "observed".into(),
+        authority: "controlled-replay".into(),
+        environment: host_environment_block(),
+        limitations,
+        locations: Vec::new(),
+        evidence_links: Vec::new(),
+    })
+}
+
+/// Milliseconds since the Unix epoch as ISO-8601 UTC with milliseconds
+/// (`2026-01-01T00:00:00.000Z`).
+pub fn iso8601_millis(unix_ms: u64) -> String {
+    let days = unix_ms / 86_400_000;
+    let ms_of_day = unix_ms % 86_400_000;
+    let (h, m, s, ms) = (ms_of_day / 3_600_000, ms_of_day / 60_000 % 60, ms_of_day / 1000 % 60, ms_of_day % 1000);
+    // Civil-from-days (Howard Hinnant's algorithm), for days since 1970-01-01.
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}T{h:02}:{m:02}:{s:02}.{ms:03}Z")
+}
+
+/// Now, as [`iso8601_millis`].
+pub fn now_iso8601() -> String {
+    let ms =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0);
+    iso8601_millis(ms)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn iso_dates() {
+        assert_eq!(iso8601_millis(0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(iso8601_millis(951_782_400_123), "2000-02-29T00:00:00.123Z");
+        assert_eq!(iso8601_millis(1_798_761_599_999), "2026-12-31T23:59:59.999Z");
+    }
+
+    #[test]
+    fn identity_ignores_the_id_field_and_subject_extras() {
+        let mut e = Evidence {
+            schema_version: 2,
+            evidence_id: "x".into(),
+            subject: json!({"digest": "d", "format": "f", "architecture": "a", "name": "n", "local_path": "/p"}),
+            provider: Provider::current(),
+            analysis_profile: None,
+            predicate_type: CAPTURE_PREDICATE.into(),
+            operation: CAPTURE_OPERATION.into(),
+            parameters: json!({}),
+            raw_result: Value::Null,
+            normalized_result: json!({}),
+            confidence: "observed".into(),
+            authority: "controlled-replay".into(),
+            environment: Value::Null,
+            limitations: vec![],
+            locations: vec![],
+            evidence_links: vec![],
+        };
+        let a = compute_evidence_id(&e).unwrap();
+        e.evidence_id = "y".into();
+        e.subject = json!({"digest": "d", "format": "f", "architecture": "a"});
+        assert_eq!(compute_evidence_id(&e).unwrap(), a);
+        assert!(a.starts_with("ev_") && a.len() == 67);
+    }
+}

@@ -1,0 +1,477 @@
+//! The capture record (`normalized_result` of capture Evidence).
+//!
+//! The layout and key names follow the reference implementation's Process
+//! Capture so tools built for REA's Evidence read ours with the least
+//! surprise; this version adds `truncation_details`, `raw_data`,
+//! `exit.finalization` and `cleanup.unverified_processes`. Every struct
+//! rejects unknown keys, so an imported record means exactly what it says.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// `schema_version` of the capture record this build writes and reads.
+pub const CAPTURE_SCHEMA_VERSION: u32 = 5;
+
+/// A complete capture.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CaptureRecord {
+    /// Always [`CAPTURE_SCHEMA_VERSION`].
+    pub schema_version: u32,
+    /// Who captured what, and the commitments.
+    pub manifest: Manifest,
+    /// The normalization projection (see `scenario::normalization_projection`).
+    pub normalization: Value,
+    /// Admitted PTY output chunks, in arrival order.
+    pub frames: Vec<Frame>,
+    /// Rendered terminal states, in production order.
+    pub rendered_frames: Vec<RenderedFrame>,
+    /// Scheduled interactions and their outcomes, in dispatch order.
+    pub interaction_events: Vec<InteractionEvent>,
+    /// How the launched process ended.
+    pub exit: Exit,
+    /// What the process group did after the exit.
+    pub settlement: Settlement,
+    /// Sampled process-tree rows.
+    pub process_samples: Vec<ProcessSample>,
+    /// Global order in which observations were recorded.
+    pub event_journal: Vec<JournalEntry>,
+    /// Snapshot before launch.
+    pub files_before: Vec<FileState>,
+    /// Snapshot after settlement.
+    pub files_after: Vec<FileState>,
+    /// Classification of observed paths between the two snapshots.
+    pub filesystem_effects: Vec<FileEffect>,
+    /// Whether any observation was cut short (see `truncation_details`).
+    pub truncated: bool,
+    /// Per-area accounting of what was retained.
+    pub truncation_details: TruncationDetails,
+    /// Plain statements of what the record cannot show.
+    pub limitations: Vec<String>,
+    /// Dimensions not fully observed, with reasons.
+    pub residual_unknowns: Vec<ResidualUnknown>,
+    /// Outcome of owned-resource cleanup.
+    pub cleanup: Cleanup,
+}
+
+/// Provenance and commitments.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Manifest {
+    /// Version of `rea` that captured.
+    pub rea_version: String,
+    /// Provider version (`"5"`).
+    pub provider_version: String,
+    /// `linux`, `darwin` or `win32`.
+    pub platform: String,
+    /// `x64` or `arm64` (other Rust names are kept as they are).
+    pub architecture: String,
+    /// The PTY mechanism used.
+    pub pty_backend: String,
+    /// ISO-8601 UTC with milliseconds, just before launch.
+    pub started_at: String,
+    /// ISO-8601 UTC with milliseconds, when the record was assembled.
+    pub completed_at: String,
+    /// The committed scenario.
+    pub scenario: Value,
+    /// The committed comparison contract.
+    pub comparison_contract: Value,
+    /// Digest of `scenario`.
+    pub full_scenario_sha256: String,
+    /// Digest of `comparison_contract`.
+    pub comparison_contract_sha256: String,
+    /// SHA-256 of the executable's bytes.
+    pub executable_sha256: String,
+    /// Digest of the record's `normalization`.
+    pub normalization_sha256: String,
+}
+
+/// One admitted PTY output chunk.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Frame {
+    /// Position in `frames`, from 0.
+    pub sequence: u64,
+    /// Bucketed milliseconds after launch.
+    pub at_ms: u64,
+    /// Comparison text after normalization.
+    pub data: String,
+    /// The original text, present only when normalization changed it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raw_data: Option<String>,
+}
+
+/// A rendered terminal state.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RenderedFrame {
+    /// Position in `rendered_frames`, from 0.
+    pub sequence: u64,
+    /// Bucketed milliseconds after launch.
+    pub at_ms: u64,
+    /// Width in cells.
+    pub columns: u16,
+    /// Height in cells.
+    pub rows: u16,
+    /// Cursor column.
+    pub cursor_x: u16,
+    /// Cursor row.
+    pub cursor_y: u16,
+    /// `normal` or `alternate`.
+    pub active_buffer: String,
+    /// Visible rows after normalization, trailing U+0020 removed.
+    pub lines: Vec<String>,
+    /// The emulator's state dump after normalization.
+    pub serialized_state: String,
+}
+
+/// A scheduled interaction's outcome.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InteractionEvent {
+    /// Dispatch order, from 0.
+    pub sequence: u64,
+    /// The scenario's `at_ms`.
+    pub scheduled_at_ms: u64,
+    /// Raw milliseconds after launch when it was dispatched (or found undeliverable).
+    pub dispatched_at_ms: u64,
+    /// `input`, `resize` or `signal`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// Input text (or its redaction), `<cols>x<rows>`, or the signal name.
+    pub data: String,
+    /// `dispatched`, `target_exited` or `failed`.
+    pub outcome: String,
+    /// Why a `failed` dispatch failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// How the launched process ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Exit {
+    /// Exit code; null when the process ended on a signal or a deadline fired.
+    pub code: Option<i64>,
+    /// Terminating signal number, 0 when none.
+    pub signal: i64,
+    /// `exited`, `timeout` or `idle_timeout`: what started the end.
+    pub reason: String,
+    /// Present only when a finalization interval was attempted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finalization: Option<Finalization>,
+}
+
+/// What happened during the finalization interval.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Finalization {
+    /// The scenario's `finalization_ms`.
+    pub requested_ms: u64,
+    /// When the exit was observed, from the start of finalization; null if not.
+    pub elapsed_ms: Option<u64>,
+    /// Exit code observed during finalization without a signal; else null.
+    pub exit_code: Option<i64>,
+    /// Each signal attempt, in order.
+    pub signals: Vec<SignalReceipt>,
+}
+
+/// One finalization signal attempt.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SignalReceipt {
+    /// `SIGTERM` or `SIGKILL`.
+    pub signal: String,
+    /// Monotonic milliseconds from the start of finalization.
+    pub sent_at_ms: u64,
+    /// `signaled`, `gone`, `identity-changed` or `unverified`.
+    pub delivery: String,
+    /// Why an attempt is `unverified`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// Post-exit settlement.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Settlement {
+    /// `quiesced`, `alive_at_deadline` or `unverifiable`.
+    pub state: String,
+    /// Raw milliseconds spent observing.
+    pub elapsed_ms: u64,
+    /// `not_required` (with `quiesced`), `cleaned` or `failed`.
+    pub cleanup_outcome: String,
+}
+
+/// One sampled process row (identifiers normalized to ordinals).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProcessSample {
+    /// Bucketed milliseconds after launch.
+    pub at_ms: u64,
+    /// Process ordinal (the launched process is 1).
+    pub pid: u64,
+    /// Parent ordinal, 0 when unmapped.
+    pub parent_pid: u64,
+    /// Normalized command line.
+    pub command: String,
+    /// Process-group ordinal.
+    pub process_group_id: Option<u64>,
+    /// Session ordinal.
+    pub session_id: Option<u64>,
+}
+
+/// One entry of the cross-source journal.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JournalEntry {
+    /// Position in the journal, from 0.
+    pub capture_order: u64,
+    /// `frames`, `rendered_frames`, `interaction_events`, `lifecycle` or `process_samples`.
+    pub collection: String,
+    /// Index in that collection (`lifecycle`: 0 exit, 1 settlement).
+    pub index: u64,
+}
+
+/// One observed filesystem entry.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileState {
+    /// `root_<i>:<relative path>`; the root itself is `root_<i>:.`.
+    pub path: String,
+    /// Full `st_mode`, including the file-type bits.
+    pub mode: u32,
+    /// `st_size` (a symlink's target length).
+    pub size: u64,
+    /// `file`, `directory`, `symlink` or `other`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// Whole-file SHA-256, or null when not hashed (see `truncation_details`).
+    pub sha256: Option<String>,
+    /// A symlink's target text; null otherwise.
+    pub symlink_target: Option<String>,
+}
+
+/// The effect of the run on one path.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileEffect {
+    /// Root-aliased path.
+    pub path: String,
+    /// `created`, `deleted`, `modified`, `unchanged` or `unknown`.
+    pub status: String,
+    /// State before (null: absent, or unobserved for `unknown`).
+    pub before: Option<FileState>,
+    /// State after (null: absent, or unobserved for `unknown`).
+    pub after: Option<FileState>,
+    /// Why the effect is `unknown`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// A dimension not fully observed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResidualUnknown {
+    /// `terminal`, `interaction`, `exit`, `process`, `filesystem`, `cleanup` or `network`.
+    pub scope: String,
+    /// Why.
+    pub reason: String,
+}
+
+/// Cleanup outcome.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Cleanup {
+    /// `verified` when no owned process remained after cleanup.
+    pub owned_process_group: String,
+    /// `released` when the terminal renderer was shut down.
+    pub terminal_renderer: String,
+    /// `removed` when the private temporary root was deleted.
+    pub temporary_root: String,
+    /// How signals reached verified processes: `pidfd` or `checked-kill`.
+    pub signal_mechanism: String,
+    /// Unrelated processes whose ownership token the host withheld; untouched.
+    pub unverified_processes: Vec<UnverifiedProcess>,
+}
+
+/// A process left untouched because its ownership could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UnverifiedProcess {
+    /// Native process ID.
+    pub pid: u64,
+    /// Why.
+    pub reason: String,
+}
+
+/// Per-area accounting of retained observations.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TruncationDetails {
+    /// Original PTY chunks.
+    pub raw_terminal: RawTerminalTruncation,
+    /// Normalized comparison text (optional in older records).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub normalized_terminal: Option<NormalizedTerminalTruncation>,
+    /// Rendered states.
+    pub rendered_terminal: RenderedTerminalTruncation,
+    /// Snapshot before launch.
+    pub filesystem_before: FilesystemTruncation,
+    /// Snapshot after settlement.
+    pub filesystem_after: FilesystemTruncation,
+    /// Process sampling.
+    pub process: ProcessTruncation,
+}
+
+/// Raw terminal accounting.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawTerminalTruncation {
+    /// Whether any chunk was omitted.
+    pub truncated: bool,
+    /// `limits.output_bytes`.
+    pub budget_bytes: u64,
+    /// `limits.frames`.
+    pub frame_limit: u64,
+    /// UTF-8 bytes of every chunk read from the PTY.
+    pub observed_bytes: u64,
+    /// UTF-8 bytes of retained original text.
+    pub retained_bytes: u64,
+    /// Chunks read from the PTY.
+    pub observed_chunks: u64,
+    /// Chunks retained as frames.
+    pub retained_chunks: u64,
+    /// Chunks omitted because their original text did not fit.
+    pub omitted_for_budget: u64,
+    /// Chunks omitted because their normalized text did not fit.
+    pub omitted_for_normalized_budget: u64,
+    /// Chunks omitted because `limits.frames` was reached.
+    pub omitted_for_frame_limit: u64,
+    /// Bytes that were not valid UTF-8 and became U+FFFD.
+    pub invalid_utf8_bytes: u64,
+}
+
+/// Normalized terminal accounting.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NormalizedTerminalTruncation {
+    /// Whether any chunk was omitted for its normalized size.
+    pub truncated: bool,
+    /// `limits.output_bytes`.
+    pub budget_bytes: u64,
+    /// UTF-8 bytes of retained normalized text.
+    pub retained_bytes: u64,
+    /// Chunks omitted for their normalized size.
+    pub omitted_frames: u64,
+    /// Of those, chunks dropped before their final size was known.
+    pub unknown_size_frames: u64,
+}
+
+/// Rendered terminal accounting.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RenderedTerminalTruncation {
+    /// Whether any rendered state was omitted.
+    pub truncated: bool,
+    /// `limits.output_bytes`.
+    pub budget_bytes: u64,
+    /// `limits.frames`.
+    pub frame_limit: u64,
+    /// Exactly determined bytes (serialized state + lines) of produced states.
+    pub observed_bytes: u64,
+    /// Bytes of retained states.
+    pub retained_bytes: u64,
+    /// States produced.
+    pub observed_frames: u64,
+    /// States retained.
+    pub retained_frames: u64,
+    /// States dropped before their final size was known.
+    pub unknown_size_frames: u64,
+}
+
+/// Filesystem snapshot accounting.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FilesystemTruncation {
+    /// Whether any root is incomplete or any file lacks a digest.
+    pub truncated: bool,
+    /// `limits.files`.
+    pub entry_limit: u64,
+    /// `limits.filesystem_depth`.
+    pub depth_limit: u64,
+    /// Entries recorded.
+    pub entries: u64,
+    /// Whether an entry was left out because `entry_limit` was reached.
+    pub entry_limit_reached: bool,
+    /// Whether a directory's children were left out because of `depth_limit`.
+    pub depth_limit_reached: bool,
+    /// Per-root completeness of path enumeration.
+    pub roots: Vec<RootCoverage>,
+    /// Entries whose enumeration failed after they were seen.
+    pub enumeration_omissions: Vec<EnumerationOmission>,
+    /// `limits.file_bytes`.
+    pub file_bytes_budget: u64,
+    /// Bytes of files whose complete digest was recorded.
+    pub bytes_hashed: u64,
+    /// Regular files recorded without a digest.
+    pub hash_omissions: Vec<HashOmission>,
+}
+
+/// Whether a root's path enumeration was exhausted.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RootCoverage {
+    /// `root_<i>`.
+    pub root: String,
+    /// True only when every path below the root was enumerated.
+    pub complete: bool,
+}
+
+/// An entry whose enumeration failed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EnumerationOmission {
+    /// Root-aliased path.
+    pub path: String,
+    /// `entry_unavailable` or `identity_changed`.
+    pub reason: String,
+    /// The OS error code, or null.
+    pub system_code: Option<i32>,
+}
+
+/// A regular file without a digest.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HashOmission {
+    /// Root-aliased path.
+    pub path: String,
+    /// Its size.
+    pub size: u64,
+    /// Hash budget left when it was considered.
+    pub remaining_budget: u64,
+    /// `file_bytes_budget`, `file_changed_or_short_read` or `file_unavailable`.
+    pub reason: String,
+    /// The OS error code, or null.
+    pub system_code: Option<i32>,
+}
+
+/// Process sampling accounting.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProcessTruncation {
+    /// Whether sampling ended partially.
+    pub truncated: bool,
+    /// Always `sampled`.
+    pub coverage: String,
+    /// `limits.processes`.
+    pub sample_limit: u64,
+    /// Samples recorded.
+    pub samples: u64,
+    /// Whether observations were dropped at the limit.
+    pub limit_reached: bool,
+    /// Failed reads, plus at most one pass interrupted by shutdown.
+    pub sampling_failures: u64,
+    /// The first attributed failure.
+    pub first_sampling_failure: Option<String>,
+}

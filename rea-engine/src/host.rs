@@ -1,0 +1,351 @@
+//! The host capabilities the engine programs against, in OS-neutral terms.
+//!
+//! Three traits split the host by capability and failure semantics:
+//! [`PtyBackend`] launches a command in a pseudo-terminal, [`ProcessInspector`]
+//! reads the process table without changing anything, and
+//! [`OwnershipVerifier`] proves a process belongs to this run before anything
+//! may signal it. A fourth seam, [`crate::fs::FsProbe`], reads the filesystem
+//! for snapshots. Backend crates implement them; the engine never sees a file
+//! descriptor, a `pid_t` or a `libc` type. Only the PTY byte stream is
+//! asynchronous; everything else is a plain blocking call the engine runs on
+//! a blocking thread when it must not stall the event loop.
+
+use std::ffi::OsString;
+use std::fmt;
+use std::future::Future;
+use std::path::{Path, PathBuf};
+use std::pin::Pin;
+
+use futures_lite::{AsyncRead, AsyncWrite};
+
+use crate::error::{Category, UserError};
+use crate::scenario::SignalName;
+
+/// A native process ID.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Pid(pub u32);
+
+impl fmt::Display for Pid {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+/// An opaque native start identity: two processes with the same PID and the
+/// same start identity are the same process.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct StartTime(pub u64);
+
+/// A process pinned to its start identity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ProcessIdentity {
+    /// Its PID.
+    pub pid: Pid,
+    /// Its start identity.
+    pub start: StartTime,
+}
+
+/// The run's ownership token: 128 random bits in hex, placed in the child's
+/// environment as `REA_PROCESS_RUN_ID` and inherited by its descendants.
+#[derive(Clone, PartialEq, Eq)]
+pub struct RunToken(String);
+
+impl RunToken {
+    /// Draws a fresh token from the OS random source.
+    pub fn generate() -> Result<RunToken, HostError> {
+        let mut bytes = [0u8; 16];
+        getrandom::fill(&mut bytes).map_err(|e| HostError::Io {
+            op: "read the OS random source",
+            source: std::io::Error::other(e.to_string()),
+        })?;
+        Ok(RunToken(crate::evidence::hex(&bytes)))
+    }
+
+    /// Wraps a known token (tests, fakes).
+    pub fn from_string(token: String) -> RunToken {
+        RunToken(token)
+    }
+
+    /// The hex text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for RunToken {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "RunToken({})", self.0)
+    }
+}
+
+/// Terminal size in cells.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TermSize {
+    /// Width.
+    pub columns: u16,
+    /// Height.
+    pub rows: u16,
+}
+
+/// Everything needed to launch the command, built before any process exists.
+#[derive(Debug, Clone)]
+pub struct SpawnSpec {
+    /// Absolute path of the program.
+    pub program: PathBuf,
+    /// `argv[0]`.
+    pub argv0: String,
+    /// `argv[1..]`.
+    pub args: Vec<String>,
+    /// Working directory.
+    pub working_directory: PathBuf,
+    /// The complete environment of the child.
+    pub environment: Vec<(OsString, OsString)>,
+    /// Initial terminal size.
+    pub size: TermSize,
+}
+
+/// How a process ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExitStatus {
+    /// It called `exit` with this code.
+    Code(i32),
+    /// A signal with this number ended it.
+    Signal(i32),
+}
+
+/// A boxed future, for the one asynchronous trait method.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// Launches commands in a pseudo-terminal.
+pub trait PtyBackend: Send + Sync {
+    /// The mechanism, recorded as `manifest.pty_backend`.
+    fn name(&self) -> &'static str;
+    /// Whether `path` is a regular file the current user may execute.
+    fn is_executable(&self, path: &Path) -> bool;
+    /// Launches `spec` as the leader of a new session whose controlling
+    /// terminal is a new PTY. A failed `exec` is an error naming the program,
+    /// and leaves no process behind.
+    fn spawn(&self, spec: &SpawnSpec) -> Result<Box<dyn PtyProcess>, HostError>;
+}
+
+/// A launched command and its terminal.
+pub trait PtyProcess: Send {
+    /// The launched process's identity, read at launch.
+    fn identity(&self) -> ProcessIdentity;
+    /// The terminal's output stream (once).
+    fn take_output(&mut self) -> Option<Box<dyn AsyncRead + Send + Unpin>>;
+    /// The terminal's input stream (once).
+    fn take_input(&mut self) -> Option<Box<dyn AsyncWrite + Send + Unpin>>;
+    /// Sets the terminal size (the kernel signals the foreground group).
+    fn resize(&self, size: TermSize) -> Result<(), HostError>;
+    /// Resolves when the launched process has exited, after reaping it.
+    fn wait(&self) -> BoxFuture<'_, Result<ExitStatus, HostError>>;
+    /// Reaps exited processes this one adopted (orphaned descendants
+    /// reparented to `rea`); returns how many were reaped.
+    fn reap_adopted(&self) -> usize;
+    /// Closes both ends of the terminal.
+    fn close_terminal(&mut self);
+}
+
+/// One row of the process table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProcessRow {
+    /// PID.
+    pub pid: Pid,
+    /// Parent PID (0 for none).
+    pub parent: Pid,
+    /// Process group.
+    pub group: Pid,
+    /// Session.
+    pub session: Pid,
+    /// Start identity.
+    pub start: StartTime,
+    /// Whether it has exited and awaits reaping.
+    pub zombie: bool,
+    /// Command line, arguments joined by spaces.
+    pub command: String,
+}
+
+/// Read-only process-table inspection. It never signals. "Gone" is
+/// `Ok(None)`, not an error.
+pub trait ProcessInspector: Send + Sync {
+    /// One process's row.
+    fn process(&self, pid: Pid) -> Result<Option<ProcessRow>, HostError>;
+    /// The PIDs of a process's children (all threads), sorted.
+    fn children(&self, pid: Pid) -> Result<Vec<Pid>, HostError>;
+    /// Every visible process. Unreadable rows are skipped and counted.
+    fn table(&self) -> Result<ProcessTable, HostError>;
+}
+
+/// The visible process table.
+#[derive(Debug, Clone, Default)]
+pub struct ProcessTable {
+    /// Readable rows, by ascending PID.
+    pub rows: Vec<ProcessRow>,
+    /// PIDs whose row could not be read (not counting exit races).
+    pub unreadable: Vec<(Pid, String)>,
+}
+
+/// What ownership verification concluded about a PID.
+pub enum Ownership {
+    /// It carries the run token and the expected identity; the handle may signal it.
+    Owned(Box<dyn OwnedProcess>),
+    /// No live process has that PID (or it is a zombie).
+    Gone,
+    /// A different process now has the PID; it was not touched.
+    IdentityChanged,
+    /// The process is readable and does not carry the token.
+    Foreign,
+    /// Ownership could not be established.
+    Unverifiable {
+        /// Why.
+        reason: String,
+    },
+}
+
+impl fmt::Debug for Ownership {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Ownership::Owned(p) => write!(f, "Owned({:?})", p.identity()),
+            Ownership::Gone => f.write_str("Gone"),
+            Ownership::IdentityChanged => f.write_str("IdentityChanged"),
+            Ownership::Foreign => f.write_str("Foreign"),
+            Ownership::Unverifiable { reason } => write!(f, "Unverifiable({reason})"),
+        }
+    }
+}
+
+/// The proof that a process is owned: the only way to signal one.
+pub trait OwnedProcess: Send {
+    /// The verified identity.
+    fn identity(&self) -> ProcessIdentity;
+    /// Sends `signal` to exactly the verified process.
+    fn signal(&self, signal: SignalName) -> Result<(), SignalError>;
+}
+
+/// Why a signal to a verified process failed.
+#[derive(Debug, thiserror::Error)]
+pub enum SignalError {
+    /// The process exited between verification and the signal.
+    #[error("the process had already exited")]
+    Gone,
+    /// The OS refused.
+    #[error("the signal call failed: {0}")]
+    Failed(std::io::Error),
+}
+
+/// Proves ownership before any signal.
+pub trait OwnershipVerifier: Send + Sync {
+    /// Verifies that `pid` is a live process carrying `token`, whose start
+    /// identity is `expected` when given; reads the identity before and after
+    /// the token so a PID reused during the read is not adopted.
+    fn verify(&self, pid: Pid, expected: Option<StartTime>, token: &RunToken) -> Ownership;
+    /// How signals reach owned processes (`pidfd` or `checked-kill`).
+    fn mechanism(&self) -> &'static str;
+}
+
+/// Errors of the host traits.
+#[derive(Debug, thiserror::Error)]
+pub enum HostError {
+    /// This host cannot provide the capability.
+    #[error("{capability} is not available on this host: {reason}")]
+    Unsupported {
+        /// The missing capability.
+        capability: &'static str,
+        /// Why.
+        reason: &'static str,
+    },
+    /// The program could not be started.
+    #[error("could not start {program}: {source}")]
+    Spawn {
+        /// The program.
+        program: PathBuf,
+        /// The OS error from `exec` or setup.
+        #[source]
+        source: std::io::Error,
+    },
+    /// An OS operation failed.
+    #[error("failed to {op}: {source}")]
+    Io {
+        /// What was being done.
+        op: &'static str,
+        /// The OS error.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl UserError for HostError {
+    fn category(&self) -> Category {
+        match self {
+            HostError::Unsupported { .. } => Category::UnsupportedProvider,
+            HostError::Spawn { source, .. } if source.kind() == std::io::ErrorKind::PermissionDenied => {
+                Category::PermissionRequired
+            }
+            HostError::Spawn { .. } => Category::InvalidInput,
+            HostError::Io { .. } => Category::ExecutionFailure,
+        }
+    }
+    fn code(&self) -> &'static str {
+        match self {
+            HostError::Unsupported { .. } => "capture_unsupported",
+            HostError::Spawn { .. } => "spawn_failed",
+            HostError::Io { .. } => "host_io_failed",
+        }
+    }
+    fn remediation(&self) -> String {
+        match self {
+            HostError::Unsupported { .. } => {
+                "Capture on Linux or macOS (for Linux commands on Windows, run Linux rea inside WSL); comparing existing captures works here.".into()
+            }
+            HostError::Spawn { .. } => {
+                "Check that the executable exists, is executable by you and is a program this OS can run. Nothing was left running.".into()
+            }
+            HostError::Io { .. } => "Run `rea doctor`, then try again.".into(),
+        }
+    }
+}
+
+/// Whether this host can capture, as `doctor` and the CLI report it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CaptureSupport {
+    /// Capture works here.
+    Available,
+    /// Capture cannot work here; comparison still does.
+    Unavailable {
+        /// Why, in a sentence.
+        reason: &'static str,
+    },
+}
+
+/// One diagnostic check reported by `rea doctor`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Check {
+    /// Stable name, e.g. `pty_probe`.
+    pub name: String,
+    /// `healthy`, `missing_dependency` or `unsupported_host`.
+    pub classification: &'static str,
+    /// What was observed.
+    pub detail: String,
+    /// What to do when not healthy.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub remediation: Option<String>,
+}
+
+/// The host as the engine sees it: one implementation of each capability.
+pub struct Host {
+    /// `linux`, `darwin` or `win32` (the backend that was built in).
+    pub platform: &'static str,
+    /// Whether capture is possible.
+    pub capture: CaptureSupport,
+    /// PTY launch.
+    pub pty: Box<dyn PtyBackend>,
+    /// Process inspection.
+    pub inspector: Box<dyn ProcessInspector>,
+    /// Ownership proof.
+    pub verifier: Box<dyn OwnershipVerifier>,
+    /// Filesystem reads for snapshots.
+    pub fs: Box<dyn crate::fs::FsProbe>,
+    /// Backend diagnostics for `rea doctor`.
+    pub diagnose: fn() -> Vec<Check>,
+}

@@ -1,0 +1,246 @@
+//! Reading JSON input documents (scenarios, captures, trace specifications).
+//!
+//! Every input goes through [`read_json_file`] or [`parse_json_bytes`]: a size
+//! cap of 64 MiB, UTF-8 only, and strict JSON in which a repeated object key
+//! is an error rather than a silent "last one wins".
+
+use std::collections::HashSet;
+use std::fmt;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Number, Value};
+
+use crate::error::{Category, UserError};
+
+/// Largest accepted input document: 64 MiB.
+pub const MAX_INPUT_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Why an input document could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum InputError {
+    /// The file could not be opened or read.
+    #[error("{what} file {path} could not be read: {source}")]
+    Unreadable {
+        /// What the file was meant to hold.
+        what: &'static str,
+        /// The path as given.
+        path: PathBuf,
+        /// The operating system's error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file is larger than [`MAX_INPUT_BYTES`].
+    #[error("{what} file {path} is larger than 64 MiB ({size} bytes or more)")]
+    TooLarge {
+        /// What the file was meant to hold.
+        what: &'static str,
+        /// The path as given.
+        path: PathBuf,
+        /// Bytes seen before giving up.
+        size: u64,
+    },
+    /// The file is empty.
+    #[error("{what} file {path} is empty")]
+    Empty {
+        /// What the file was meant to hold.
+        what: &'static str,
+        /// The path as given.
+        path: PathBuf,
+    },
+    /// The bytes are not UTF-8.
+    #[error("{what} file {path} is not UTF-8 text: invalid byte at offset {offset}")]
+    NotUtf8 {
+        /// What the file was meant to hold.
+        what: &'static str,
+        /// The path as given.
+        path: PathBuf,
+        /// Offset of the first invalid byte.
+        offset: usize,
+    },
+    /// The text is not valid JSON (or repeats a key).
+    #[error("{what} file {path} is not valid JSON: {detail}")]
+    InvalidJson {
+        /// What the file was meant to hold.
+        what: &'static str,
+        /// The path as given.
+        path: PathBuf,
+        /// The parser's description, with line and column.
+        detail: String,
+    },
+}
+
+impl UserError for InputError {
+    fn category(&self) -> Category {
+        match self {
+            InputError::TooLarge { .. } => Category::Truncated,
+            _ => Category::InvalidInput,
+        }
+    }
+
+    fn code(&self) -> &'static str {
+        match self {
+            InputError::Unreadable { .. } => "input_unreadable",
+            InputError::TooLarge { .. } => "input_too_large",
+            InputError::Empty { .. } => "input_empty",
+            InputError::NotUtf8 { .. } => "input_not_utf8",
+            InputError::InvalidJson { .. } => "input_invalid_json",
+        }
+    }
+
+    fn remediation(&self) -> String {
+        match self {
+            InputError::Unreadable { .. } => "Check that the path exists and is readable, then try again.".into(),
+            InputError::TooLarge { .. } => "Reduce the file below 64 MiB, then try again.".into(),
+            InputError::Empty { .. } => {
+                "Write the JSON document into the file. If you redirected rea's output into this same file, the shell emptied it before rea started: choose a different output file.".into()
+            }
+            InputError::NotUtf8 { .. } => "Save the file as UTF-8 JSON, then try again.".into(),
+            InputError::InvalidJson { .. } => "Repair the JSON at the reported line and column, then try again.".into(),
+        }
+    }
+}
+
+/// Reads and parses the JSON file at `path`; `what` names its role in errors
+/// (e.g. "scenario").
+pub fn read_json_file(what: &'static str, path: &Path) -> Result<Value, InputError> {
+    let bytes = read_capped(what, path)?;
+    parse_json_bytes(what, path, &bytes)
+}
+
+/// Reads at most [`MAX_INPUT_BYTES`] from `path`.
+pub fn read_capped(what: &'static str, path: &Path) -> Result<Vec<u8>, InputError> {
+    let unreadable = |source| InputError::Unreadable { what, path: path.to_owned(), source };
+    let file = std::fs::File::open(path).map_err(unreadable)?;
+    if file.metadata().map_err(unreadable)?.is_dir() {
+        return Err(unreadable(std::io::Error::other("it is a directory")));
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_INPUT_BYTES + 1).read_to_end(&mut bytes).map_err(unreadable)?;
+    if bytes.len() as u64 > MAX_INPUT_BYTES {
+        return Err(InputError::TooLarge { what, path: path.to_owned(), size: bytes.len() as u64 });
+    }
+    Ok(bytes)
+}
+
+/// Parses `bytes` as strict JSON (UTF-8, no repeated keys).
+pub fn parse_json_bytes(what: &'static str, path: &Path, bytes: &[u8]) -> Result<Value, InputError> {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(InputError::Empty { what, path: path.to_owned() });
+    }
+    let text = std::str::from_utf8(bytes).map_err(|e| InputError::NotUtf8 {
+        what,
+        path: path.to_owned(),
+        offset: e.valid_up_to(),
+    })?;
+    parse_json_str(text).map_err(|detail| InputError::InvalidJson { what, path: path.to_owned(), detail })
+}
+
+/// Parses strict JSON text; the error is a human description with position.
+pub fn parse_json_str(text: &str) -> Result<Value, String> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let value = StrictValue { path: String::new() }.deserialize(&mut de).map_err(|e| e.to_string())?;
+    de.end().map_err(|e| e.to_string())?;
+    Ok(value)
+}
+
+/// A `serde_json::Value` seed that rejects repeated keys, naming the object path.
+struct StrictValue {
+    path: String,
+}
+
+impl<'de> DeserializeSeed<'de> for StrictValue {
+    type Value = Value;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for StrictValue {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Value, E> {
+        Number::from_f64(v).map(Value::Number).ok_or_else(|| E::custom("number is not finite"))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_owned()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::new();
+        loop {
+            let path = format!("{}[{}]", self.path, items.len());
+            match seq.next_element_seed(StrictValue { path })? {
+                Some(v) => items.push(v),
+                None => return Ok(Value::Array(items)),
+            }
+        }
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut out = Map::new();
+        let mut seen = HashSet::new();
+        while let Some(key) = map.next_key::<String>()? {
+            let path = crate::path::join_key(&self.path, &key);
+            if !seen.insert(key.clone()) {
+                return Err(de::Error::custom(format!(
+                    "key {} is repeated; each key may appear once in an object",
+                    crate::path::display(&path)
+                )));
+            }
+            let value = map.next_value_seed(StrictValue { path })?;
+            out.insert(key, value);
+        }
+        Ok(Value::Object(out))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn repeated_keys_are_rejected_with_their_path() {
+        let err = parse_json_str(r#"{"terminal": {"rows": 1, "rows": 2}}"#).unwrap_err();
+        assert!(err.contains("key terminal.rows is repeated"), "{err}");
+        assert!(err.contains("line 1"), "{err}");
+    }
+
+    #[test]
+    fn trailing_garbage_is_rejected() {
+        assert!(parse_json_str("{} x").is_err());
+    }
+
+    #[test]
+    fn numbers_keep_their_kind() {
+        let v = parse_json_str(r#"[1, -2, 1.5, 1e20]"#).unwrap();
+        assert_eq!(v[0].as_u64(), Some(1));
+        assert_eq!(v[1].as_i64(), Some(-2));
+        assert_eq!(v[2].as_f64(), Some(1.5));
+        assert_eq!(v[3].as_f64(), Some(1e20));
+    }
+}

@@ -1,0 +1,120 @@
+//! Scenarios: the strict input contract, its resolution against the host,
+//! and the committed projections that enter Evidence.
+
+mod commit;
+mod model;
+mod resolve;
+mod validate;
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+pub use commit::{
+    PATTERN_NORMALIZATION_VERSION, PORT_NORMALIZATION_VERSION, RENDERED_LINE_FORMAT, comparison_contract,
+    normalization_projection, redacted_input, scenario_commitment,
+};
+pub use model::*;
+pub use resolve::{ResolveError, ResolvedScenario, Resolver};
+pub use validate::Issue;
+
+use crate::error::{Category, UserError};
+use crate::input::{InputError, read_json_file};
+
+/// A scenario that breaks one or more rules.
+#[derive(Debug, thiserror::Error)]
+#[error("{}", render_issues(.file.as_deref(), .issues))]
+pub struct ScenarioError {
+    /// The scenario file, when it came from one.
+    pub file: Option<PathBuf>,
+    /// Every broken rule, in document order.
+    pub issues: Vec<Issue>,
+}
+
+fn render_issues(file: Option<&Path>, issues: &[Issue]) -> String {
+    let mut out = match file {
+        Some(f) => format!("scenario {} is invalid", f.display()),
+        None => "scenario is invalid".to_owned(),
+    };
+    for (i, issue) in issues.iter().enumerate() {
+        out.push_str(if i == 0 { ": " } else { "; " });
+        out.push_str(&issue.to_string());
+    }
+    out
+}
+
+impl UserError for ScenarioError {
+    fn category(&self) -> Category {
+        Category::InvalidInput
+    }
+    fn code(&self) -> &'static str {
+        "invalid_scenario"
+    }
+    fn remediation(&self) -> String {
+        "Correct each listed path as its rule says, then run the capture again. Nothing was launched.".to_owned()
+    }
+    fn details(&self) -> Option<Value> {
+        Some(json!({
+            "file": self.file.as_ref().map(|f| f.display().to_string()),
+            "issues": self.issues,
+        }))
+    }
+}
+
+/// Validates a parsed JSON document as a scenario.
+pub fn parse_scenario(value: Value) -> Result<Scenario, ScenarioError> {
+    validate::validate(value).map_err(|issues| ScenarioError { file: None, issues })
+}
+
+/// Either failure of [`load_scenario`].
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// The file could not be read as JSON.
+    #[error(transparent)]
+    Input(#[from] InputError),
+    /// The JSON is not a valid scenario.
+    #[error(transparent)]
+    Scenario(#[from] ScenarioError),
+}
+
+impl UserError for LoadError {
+    fn category(&self) -> Category {
+        match self {
+            LoadError::Input(e) => e.category(),
+            LoadError::Scenario(e) => e.category(),
+        }
+    }
+    fn code(&self) -> &'static str {
+        match self {
+            LoadError::Input(e) => e.code(),
+            LoadError::Scenario(e) => e.code(),
+        }
+    }
+    fn remediation(&self) -> String {
+        match self {
+            LoadError::Input(e) => e.remediation(),
+            LoadError::Scenario(e) => e.remediation(),
+        }
+    }
+    fn details(&self) -> Option<Value> {
+        match self {
+            LoadError::Input(e) => e.details(),
+            LoadError::Scenario(e) => e.details(),
+        }
+    }
+}
+
+/// Reads and validates the scenario file at `path`.
+pub fn load_scenario(path: &Path) -> Result<Scenario, LoadError> {
+    let value = read_json_file("scenario", path)?;
+    parse_scenario(value).map_err(|mut e| {
+        e.file = Some(path.to_owned());
+        LoadError::Scenario(e)
+    })
+}
+
+/// The scenario's JSON Schema (draft 2020-12), as published in `docs/`.
+pub fn json_schema() -> Value {
+    let schema = schemars::schema_for!(Scenario);
+    serde_json::to_value(schema).unwrap_or(Value::Null)
+}

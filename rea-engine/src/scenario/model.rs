@@ -1,0 +1,369 @@
+//! The scenario data model: every field, its default and its bound.
+//!
+//! These types are what a validated scenario becomes. They are built only by
+//! [`super::parse_scenario`], which checks every rule first, so holding a
+//! `Scenario` means holding a valid one. The same types generate the
+//! published JSON Schema (`docs/scenario.schema.json`), so the bounds written
+//! here in `schemars` attributes and the constants the validator checks are
+//! one list.
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// The largest integer a JavaScript number represents exactly (2^53 - 1).
+pub const MAX_SAFE_INTEGER: u64 = 9_007_199_254_740_991;
+/// Maximum number of `arguments`.
+pub const MAX_ARGUMENTS: usize = 256;
+/// Maximum number of `filesystem_observation_paths`.
+pub const MAX_OBSERVATION_PATHS: usize = 16;
+/// Maximum number of scheduled `events`.
+pub const MAX_EVENTS: usize = 1000;
+/// Maximum `terminal.columns` and `terminal.rows` (also for resizes).
+pub const MAX_TERMINAL_DIMENSION: u64 = 1000;
+/// Maximum `terminal.scrollback`.
+pub const MAX_SCROLLBACK: u64 = 10_000;
+/// Bound on the terminal working buffer, `columns × (rows + scrollback)`.
+pub const MAX_TERMINAL_CELLS: u64 = 1_000_000;
+/// Maximum number of `normalization.patterns`.
+pub const MAX_PATTERNS: usize = 32;
+/// Maximum length of a normalization pattern, in characters.
+pub const MAX_PATTERN_CHARS: usize = 500;
+/// Maximum length of a normalization replacement, in characters.
+pub const MAX_REPLACEMENT_CHARS: usize = 100;
+/// The environment variable that carries the run token. Scenarios may not set it.
+pub const RUN_TOKEN_VARIABLE: &str = "REA_PROCESS_RUN_ID";
+
+/// A process scenario: one command, how to drive it, and what to observe.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(
+    title = "rea process scenario",
+    description = "One command to run under a pseudo-terminal, the interactions to script, and the bounds of what rea records. Unknown keys are rejected."
+)]
+pub struct Scenario {
+    /// The program to run. A bare name is looked up on the child's `PATH`; a
+    /// name containing `/` resolves against `working_directory`.
+    #[schemars(length(min = 1))]
+    pub executable: String,
+    /// Arguments after the program name.
+    #[serde(default)]
+    #[schemars(length(max = 256))]
+    pub arguments: Vec<String>,
+    /// Working directory of the command. A relative path resolves against the
+    /// directory `rea` was started in.
+    #[serde(default = "default_working_directory")]
+    #[schemars(length(min = 1))]
+    pub working_directory: String,
+    /// Environment overrides applied on top of the inherited environment.
+    /// Names match `^[A-Za-z_][A-Za-z0-9_]*$`; `REA_PROCESS_RUN_ID` is reserved.
+    #[serde(default)]
+    #[schemars(extend("propertyNames" = { "pattern": "^[A-Za-z_][A-Za-z0-9_]*$", "not": { "const": "REA_PROCESS_RUN_ID" } }))]
+    pub environment: BTreeMap<String, String>,
+    /// Files and directories to snapshot before launch and after settlement.
+    /// Relative paths resolve against the working directory.
+    #[serde(default)]
+    #[schemars(length(max = 16))]
+    pub filesystem_observation_paths: Vec<String>,
+    /// Terminal size and scrollback.
+    #[serde(default)]
+    pub terminal: Terminal,
+    /// Timed interactions, in non-decreasing `at_ms` order, each at or before
+    /// `timeout_ms`.
+    #[serde(default)]
+    #[schemars(length(max = 1000))]
+    pub events: Vec<Event>,
+    /// Total run time before the deadline fires, in milliseconds.
+    #[serde(default = "default_timeout_ms")]
+    #[schemars(range(min = 1, max = 9_007_199_254_740_991u64))]
+    pub timeout_ms: u64,
+    /// Longest silence on the terminal before the idle deadline fires.
+    #[serde(default = "default_timeout_ms")]
+    #[schemars(range(min = 1, max = 9_007_199_254_740_991u64))]
+    pub idle_timeout_ms: u64,
+    /// How long to watch the process group settle after the command exits.
+    #[serde(default = "default_settle_ms")]
+    #[schemars(range(max = 9_007_199_254_740_991u64))]
+    pub settle_ms: u64,
+    /// Time between `SIGTERM` and `SIGKILL` when a deadline fires; 0 sends
+    /// `SIGKILL` at once. `timeout_ms + finalization_ms + settle_ms` must not
+    /// exceed 9007199254740991.
+    #[serde(default)]
+    #[schemars(range(max = 9_007_199_254_740_991u64))]
+    pub finalization_ms: u64,
+    /// Bounds on what is retained.
+    #[serde(default)]
+    pub limits: Limits,
+    /// How terminal text is normalized for comparison.
+    #[serde(default)]
+    pub normalization: Normalization,
+}
+
+fn default_working_directory() -> String {
+    ".".to_owned()
+}
+fn default_timeout_ms() -> u64 {
+    30_000
+}
+fn default_settle_ms() -> u64 {
+    100
+}
+
+/// Terminal geometry. `columns × (rows + scrollback)` must not exceed 1,000,000.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Terminal {
+    /// Width in cells.
+    #[serde(default = "default_columns")]
+    #[schemars(range(min = 1, max = 1000))]
+    pub columns: u16,
+    /// Height in cells.
+    #[serde(default = "default_rows")]
+    #[schemars(range(min = 1, max = 1000))]
+    pub rows: u16,
+    /// Lines kept above the screen by the renderer.
+    #[serde(default = "default_scrollback")]
+    #[schemars(range(max = 10000))]
+    pub scrollback: u16,
+}
+
+fn default_columns() -> u16 {
+    80
+}
+fn default_rows() -> u16 {
+    24
+}
+fn default_scrollback() -> u16 {
+    1000
+}
+
+impl Default for Terminal {
+    fn default() -> Self {
+        Terminal { columns: default_columns(), rows: default_rows(), scrollback: default_scrollback() }
+    }
+}
+
+/// A scheduled interaction, `at_ms` milliseconds after launch.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Event {
+    /// Write text to the terminal as UTF-8 bytes.
+    Input {
+        /// Milliseconds after launch.
+        #[schemars(range(max = 9_007_199_254_740_991u64))]
+        at_ms: u64,
+        /// The text to write.
+        data: String,
+        /// Record only `<redacted-input:N-bytes>` instead of the text.
+        #[serde(default)]
+        sensitive: bool,
+    },
+    /// Change the terminal size; scrollback stays as configured.
+    Resize {
+        /// Milliseconds after launch.
+        #[schemars(range(max = 9_007_199_254_740_991u64))]
+        at_ms: u64,
+        /// New width in cells.
+        #[schemars(range(min = 1, max = 1000))]
+        columns: u16,
+        /// New height in cells.
+        #[schemars(range(min = 1, max = 1000))]
+        rows: u16,
+    },
+    /// Send a signal to the launched process (not to its descendants).
+    Signal {
+        /// Milliseconds after launch.
+        #[schemars(range(max = 9_007_199_254_740_991u64))]
+        at_ms: u64,
+        /// The signal to send.
+        signal: SignalName,
+    },
+}
+
+impl Event {
+    /// Milliseconds after launch at which the event is due.
+    pub fn at_ms(&self) -> u64 {
+        match self {
+            Event::Input { at_ms, .. } | Event::Resize { at_ms, .. } | Event::Signal { at_ms, .. } => *at_ms,
+        }
+    }
+
+    /// The event's `type` tag.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Event::Input { .. } => "input",
+            Event::Resize { .. } => "resize",
+            Event::Signal { .. } => "signal",
+        }
+    }
+}
+
+/// Signals a scenario may send.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[expect(clippy::upper_case_acronyms, reason = "the JSON spelling is the conventional signal name")]
+pub enum SignalName {
+    /// Interrupt (Ctrl-C).
+    SIGINT,
+    /// Polite termination request.
+    SIGTERM,
+    /// Forced termination.
+    SIGKILL,
+    /// Terminal hang-up.
+    SIGHUP,
+    /// Quit (Ctrl-\).
+    SIGQUIT,
+    /// User-defined signal 1.
+    SIGUSR1,
+    /// User-defined signal 2.
+    SIGUSR2,
+}
+
+impl SignalName {
+    /// Every accepted name, in documentation order.
+    pub const ALL: [SignalName; 7] = [
+        SignalName::SIGINT,
+        SignalName::SIGTERM,
+        SignalName::SIGKILL,
+        SignalName::SIGHUP,
+        SignalName::SIGQUIT,
+        SignalName::SIGUSR1,
+        SignalName::SIGUSR2,
+    ];
+
+    /// The conventional name, e.g. `"SIGINT"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SignalName::SIGINT => "SIGINT",
+            SignalName::SIGTERM => "SIGTERM",
+            SignalName::SIGKILL => "SIGKILL",
+            SignalName::SIGHUP => "SIGHUP",
+            SignalName::SIGQUIT => "SIGQUIT",
+            SignalName::SIGUSR1 => "SIGUSR1",
+            SignalName::SIGUSR2 => "SIGUSR2",
+        }
+    }
+
+    /// Looks a name up.
+    pub fn from_name(name: &str) -> Option<SignalName> {
+        SignalName::ALL.into_iter().find(|s| s.as_str() == name)
+    }
+}
+
+/// Bounds on retained observations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Limits {
+    /// Budget for retained terminal text, in UTF-8 bytes; applied separately to
+    /// the original chunks, the normalized text and the rendered states.
+    #[serde(default = "default_output_bytes")]
+    #[schemars(range(min = 1, max = 10_000_000))]
+    pub output_bytes: u64,
+    /// Maximum number of raw frames, and separately of rendered frames.
+    #[serde(default = "default_frames")]
+    #[schemars(range(min = 1, max = 100_000))]
+    pub frames: u64,
+    /// Maximum number of filesystem entries per snapshot, across all roots.
+    #[serde(default = "default_files")]
+    #[schemars(range(min = 1, max = 100_000))]
+    pub files: u64,
+    /// Cumulative whole-file hashing budget per snapshot, across all roots.
+    #[serde(default = "default_file_bytes")]
+    #[schemars(range(min = 1, max = 9_007_199_254_740_991u64))]
+    pub file_bytes: u64,
+    /// Maximum number of recorded process samples.
+    #[serde(default = "default_processes")]
+    #[schemars(range(min = 1, max = 10_000))]
+    pub processes: u64,
+    /// Deepest directory level walked below an observation path (the path is 0).
+    #[serde(default = "default_filesystem_depth")]
+    #[schemars(range(min = 1, max = 64))]
+    pub filesystem_depth: u64,
+}
+
+fn default_output_bytes() -> u64 {
+    1_000_000
+}
+fn default_frames() -> u64 {
+    10_000
+}
+fn default_files() -> u64 {
+    10_000
+}
+fn default_file_bytes() -> u64 {
+    10_000_000
+}
+fn default_processes() -> u64 {
+    1000
+}
+fn default_filesystem_depth() -> u64 {
+    16
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            output_bytes: default_output_bytes(),
+            frames: default_frames(),
+            files: default_files(),
+            file_bytes: default_file_bytes(),
+            processes: default_processes(),
+            filesystem_depth: default_filesystem_depth(),
+        }
+    }
+}
+
+/// Normalization of terminal text before comparison.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Normalization {
+    /// Replace the working directory, temporary root, executable and
+    /// observation paths with placeholders.
+    #[serde(default = "default_true")]
+    pub paths: bool,
+    /// Replace the launched process's PID with `<pid>`.
+    #[serde(default = "default_true")]
+    pub pids: bool,
+    /// Replace endpoint port numbers with `<port>`.
+    #[serde(default = "default_true")]
+    pub ports: bool,
+    /// Bucket width for `at_ms` of frames and samples.
+    #[serde(default = "default_time_bucket_ms")]
+    #[schemars(range(min = 1, max = 60000))]
+    pub time_bucket_ms: u64,
+    /// Literal replacements applied in order after the built-in rules.
+    #[serde(default)]
+    #[schemars(length(max = 32))]
+    pub patterns: Vec<Pattern>,
+}
+
+fn default_true() -> bool {
+    true
+}
+fn default_time_bucket_ms() -> u64 {
+    10
+}
+
+impl Default for Normalization {
+    fn default() -> Self {
+        Normalization {
+            paths: true,
+            pids: true,
+            ports: true,
+            time_bucket_ms: default_time_bucket_ms(),
+            patterns: Vec::new(),
+        }
+    }
+}
+
+/// A literal replacement: every occurrence of `pattern` becomes `replacement`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Pattern {
+    /// Literal text to find (at most 500 characters; may be empty).
+    #[schemars(length(max = 500))]
+    pub pattern: String,
+    /// Literal replacement text (at most 100 characters).
+    #[schemars(length(max = 100))]
+    pub replacement: String,
+}

@@ -1,0 +1,504 @@
+//! Strict validation of a scenario document.
+//!
+//! The validator walks the JSON value once, collecting every broken rule with
+//! the JSON path it applies to, then checks the cross-field rules whose inputs
+//! were valid. Integral numbers written as floats (`5000.0`) are accepted and
+//! rewritten as integers, as a JavaScript reader would see them. Only when no
+//! issue was found is the value turned into a [`Scenario`], so a `Scenario`
+//! always satisfies every rule.
+
+use serde_json::{Map, Value};
+
+use super::model::*;
+use crate::path::{join_index, join_key};
+
+/// One broken rule.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Issue {
+    /// JSON path of the offending value, e.g. `events[2].at_ms`; empty for the root.
+    pub path: String,
+    /// The rule, in words a user can act on.
+    pub rule: String,
+}
+
+impl std::fmt::Display for Issue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", crate::path::display(&self.path), self.rule)
+    }
+}
+
+/// Keys of the earlier TypeScript scenario format that this format does not have.
+const REFERENCE_ONLY_KEYS: &[(&str, &str)] = &[
+    ("approved", "rea runs the command with your permissions and has no approval field"),
+    ("unknown_registry_approved", "rea has no session unknown registry"),
+    ("inherit_environment", "rea inherits the whole host environment; list overrides in `environment`"),
+    ("secret_aliases", "mark secret input with `\"sensitive\": true` on an input event instead"),
+    ("network_access", "rea does not manage network access"),
+    ("checkpoints", "rea snapshots files before launch and after settlement only"),
+    ("command_shims", "rea does not install command shims"),
+    ("replay", "rea does not replay network traffic"),
+    ("reactive", "rea runs timed events only"),
+    ("filesystem_roots", "the key is now `filesystem_observation_paths`"),
+];
+
+const TOP_KEYS: &[&str] = &[
+    "executable",
+    "arguments",
+    "working_directory",
+    "environment",
+    "filesystem_observation_paths",
+    "terminal",
+    "events",
+    "timeout_ms",
+    "idle_timeout_ms",
+    "settle_ms",
+    "finalization_ms",
+    "limits",
+    "normalization",
+];
+
+/// Validates `value` in place and builds the scenario, or returns every issue.
+pub(super) fn validate(mut value: Value) -> Result<Scenario, Vec<Issue>> {
+    let mut v = Validator::default();
+    v.scenario(&mut value);
+    if !v.issues.is_empty() {
+        return Err(v.issues);
+    }
+    serde_json::from_value(value).map_err(|e| {
+        vec![Issue { path: String::new(), rule: format!("internal error: validated scenario did not convert ({e})") }]
+    })
+}
+
+#[derive(Default)]
+struct Validator {
+    issues: Vec<Issue>,
+}
+
+fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+fn range_text(min: u64, max: u64) -> String {
+    format!("an integer from {min} to {max}")
+}
+
+impl Validator {
+    fn issue(&mut self, path: &str, rule: impl Into<String>) {
+        self.issues.push(Issue { path: path.to_owned(), rule: rule.into() });
+    }
+
+    fn object<'v>(&mut self, path: &str, value: &'v mut Value) -> Option<&'v mut Map<String, Value>> {
+        match value {
+            Value::Object(map) => Some(map),
+            other => {
+                let t = type_name(other);
+                self.issue(path, format!("expected an object, got {t}"));
+                None
+            }
+        }
+    }
+
+    fn unknown_keys(&mut self, path: &str, map: &Map<String, Value>, allowed: &[&str]) {
+        for key in map.keys() {
+            if allowed.contains(&key.as_str()) {
+                continue;
+            }
+            let key_path = join_key(path, key);
+            let reference = if path.is_empty() {
+                REFERENCE_ONLY_KEYS.iter().find(|(k, _)| k == key).map(|(_, why)| *why)
+            } else {
+                None
+            };
+            match reference {
+                Some(why) => self.issue(
+                    &key_path,
+                    format!("unknown key: `{key}` belongs to the earlier TypeScript scenario format and is not accepted here ({why}); remove it"),
+                ),
+                None => self.issue(
+                    &key_path,
+                    format!("unknown key; remove it or use one of: {}", allowed.join(", ")),
+                ),
+            }
+        }
+    }
+
+    /// Checks an integer in `min..=max`, normalizing integral floats.
+    fn integer(&mut self, path: &str, value: &mut Value, min: u64, max: u64) -> Option<u64> {
+        let Value::Number(n) = value else {
+            let t = type_name(value);
+            self.issue(path, format!("expected {}, got {t}", range_text(min, max)));
+            return None;
+        };
+        let parsed = if let Some(u) = n.as_u64() {
+            Ok(u)
+        } else if let Some(i) = n.as_i64() {
+            Err(format!("{i} is negative; expected {}", range_text(min, max)))
+        } else {
+            let f = n.as_f64().unwrap_or(f64::NAN);
+            if f.fract() != 0.0 {
+                Err(format!("{n} is not a whole number; expected {}", range_text(min, max)))
+            } else if f < 0.0 {
+                Err(format!("{n} is negative; expected {}", range_text(min, max)))
+            } else if f > MAX_SAFE_INTEGER as f64 {
+                Err(format!("{n} is above the maximum {max}"))
+            } else {
+                // Exact: a whole f64 at or below 2^53 converts without loss.
+                Ok(f as u64)
+            }
+        };
+        match parsed {
+            Ok(u) if u < min => {
+                self.issue(path, format!("{u} is below the minimum {min}"));
+                None
+            }
+            Ok(u) if u > max => {
+                self.issue(path, format!("{u} is above the maximum {max}"));
+                None
+            }
+            Ok(u) => {
+                *value = Value::Number(u.into());
+                Some(u)
+            }
+            Err(rule) => {
+                self.issue(path, rule);
+                None
+            }
+        }
+    }
+
+    fn optional_integer(
+        &mut self,
+        path: &str,
+        map: &mut Map<String, Value>,
+        key: &str,
+        min: u64,
+        max: u64,
+        default: u64,
+    ) -> Option<u64> {
+        match map.get_mut(key) {
+            None => Some(default),
+            Some(value) => self.integer(&join_key(path, key), value, min, max),
+        }
+    }
+
+    fn boolean(&mut self, path: &str, value: &Value) -> Option<bool> {
+        match value {
+            Value::Bool(b) => Some(*b),
+            other => {
+                let t = type_name(other);
+                self.issue(path, format!("expected true or false, got {t}"));
+                None
+            }
+        }
+    }
+
+    /// Checks a string; `nonempty` and `no_nul` add their rules.
+    fn string<'v>(&mut self, path: &str, value: &'v Value, nonempty: bool, no_nul: bool) -> Option<&'v str> {
+        let Value::String(s) = value else {
+            let t = type_name(value);
+            self.issue(path, format!("expected a string, got {t}"));
+            return None;
+        };
+        if nonempty && s.is_empty() {
+            self.issue(path, "must not be empty");
+            return None;
+        }
+        if no_nul && s.contains('\0') {
+            self.issue(
+                path,
+                "must not contain a NUL character (U+0000); the operating system cannot pass it to a program",
+            );
+            return None;
+        }
+        Some(s)
+    }
+
+    fn array<'v>(&mut self, path: &str, value: &'v mut Value, max: usize, what: &str) -> Option<&'v mut Vec<Value>> {
+        let Value::Array(items) = value else {
+            let t = type_name(value);
+            self.issue(path, format!("expected an array of {what}, got {t}"));
+            return None;
+        };
+        if items.len() > max {
+            self.issue(path, format!("has {} items; at most {max} are allowed", items.len()));
+            return None;
+        }
+        Some(items)
+    }
+
+    fn scenario(&mut self, value: &mut Value) {
+        let Some(map) = self.object("", value) else { return };
+        self.unknown_keys("", map, TOP_KEYS);
+
+        match map.get("executable") {
+            None => self.issue("executable", "is required: name the program to run, e.g. \"executable\": \"node\""),
+            Some(v) => {
+                self.string("executable", v, true, true);
+            }
+        }
+
+        if let Some(v) = map.get_mut("arguments") {
+            if let Some(items) = self.array("arguments", v, MAX_ARGUMENTS, "strings") {
+                let items: &Vec<Value> = items;
+                for (i, item) in items.iter().enumerate() {
+                    self.string(&join_index("arguments", i), item, false, true);
+                }
+            }
+        }
+
+        if let Some(v) = map.get("working_directory") {
+            self.string("working_directory", v, true, true);
+        }
+
+        if let Some(v) = map.get_mut("environment") {
+            if let Some(env) = self.object("environment", v) {
+                let env: &Map<String, Value> = env;
+                for (name, value) in env {
+                    let path = join_key("environment", name);
+                    if !valid_env_name(name) {
+                        self.issue(
+                            &path,
+                            "is not a valid variable name: use letters, digits and `_`, not starting with a digit",
+                        );
+                    } else if name == RUN_TOKEN_VARIABLE {
+                        self.issue(
+                            &path,
+                            "is reserved: rea sets REA_PROCESS_RUN_ID to the run's ownership token; remove it",
+                        );
+                    }
+                    self.string(&path, value, false, true);
+                }
+            }
+        }
+
+        if let Some(v) = map.get_mut("filesystem_observation_paths") {
+            if let Some(items) = self.array("filesystem_observation_paths", v, MAX_OBSERVATION_PATHS, "paths") {
+                let items: &Vec<Value> = items;
+                for (i, item) in items.iter().enumerate() {
+                    self.string(&join_index("filesystem_observation_paths", i), item, true, true);
+                }
+            }
+        }
+
+        let scrollback_and_size = match map.get_mut("terminal") {
+            None => Some(Terminal::default()),
+            Some(v) => self.terminal(v),
+        };
+
+        let timeout = self.optional_integer("", map, "timeout_ms", 1, MAX_SAFE_INTEGER, 30_000);
+        self.optional_integer("", map, "idle_timeout_ms", 1, MAX_SAFE_INTEGER, 30_000);
+        let settle = self.optional_integer("", map, "settle_ms", 0, MAX_SAFE_INTEGER, 100);
+        let finalization = self.optional_integer("", map, "finalization_ms", 0, MAX_SAFE_INTEGER, 0);
+        if let (Some(t), Some(f), Some(s)) = (timeout, finalization, settle) {
+            // Each term is at most 2^53 - 1, so the u128 sum cannot overflow.
+            let total = u128::from(t) + u128::from(f) + u128::from(s);
+            if total > u128::from(MAX_SAFE_INTEGER) {
+                let path = if map.contains_key("finalization_ms") { "finalization_ms" } else { "timeout_ms" };
+                self.issue(
+                    path,
+                    format!(
+                        "timeout_ms + finalization_ms + settle_ms = {t} + {f} + {s} = {total}, above {MAX_SAFE_INTEGER} (2^53 - 1); shorten one of them"
+                    ),
+                );
+            }
+        }
+
+        if let Some(v) = map.get_mut("events") {
+            self.events(v, timeout, scrollback_and_size);
+        }
+
+        if let Some(v) = map.get_mut("limits") {
+            self.limits(v);
+        }
+
+        if let Some(v) = map.get_mut("normalization") {
+            self.normalization(v);
+        }
+    }
+
+    fn terminal(&mut self, value: &mut Value) -> Option<Terminal> {
+        let map = self.object("terminal", value)?;
+        self.unknown_keys("terminal", map, &["columns", "rows", "scrollback"]);
+        let columns = self.optional_integer("terminal", map, "columns", 1, MAX_TERMINAL_DIMENSION, 80);
+        let rows = self.optional_integer("terminal", map, "rows", 1, MAX_TERMINAL_DIMENSION, 24);
+        let scrollback = self.optional_integer("terminal", map, "scrollback", 0, MAX_SCROLLBACK, 1000);
+        let (columns, rows, scrollback) = (columns?, rows?, scrollback?);
+        if let Some(rule) = cell_budget_rule(columns, rows, scrollback) {
+            self.issue("terminal", rule);
+            return None;
+        }
+        // The bounds above keep each value within u16.
+        Some(Terminal { columns: columns as u16, rows: rows as u16, scrollback: scrollback as u16 })
+    }
+
+    fn events(&mut self, value: &mut Value, timeout: Option<u64>, terminal: Option<Terminal>) {
+        let Some(items) = self.array("events", value, MAX_EVENTS, "event objects") else { return };
+        let mut previous: Option<(usize, u64)> = None;
+        for (i, item) in items.iter_mut().enumerate() {
+            let path = join_index("events", i);
+            let Some(event) = self.object(&path, item) else { continue };
+            let kind = match event.get("type") {
+                None => {
+                    self.issue(&join_key(&path, "type"), "is required: one of \"input\", \"resize\", \"signal\"");
+                    None
+                }
+                Some(Value::String(s)) if ["input", "resize", "signal"].contains(&s.as_str()) => Some(s.clone()),
+                Some(other) => {
+                    let shown = other.to_string();
+                    self.issue(
+                        &join_key(&path, "type"),
+                        format!("{shown} is not an event type; use \"input\", \"resize\" or \"signal\""),
+                    );
+                    None
+                }
+            };
+            let at_path = join_key(&path, "at_ms");
+            let at = match event.get_mut("at_ms") {
+                None => {
+                    self.issue(&at_path, "is required: milliseconds after launch at which the event is due");
+                    None
+                }
+                Some(v) => self.integer(&at_path, v, 0, MAX_SAFE_INTEGER),
+            };
+            if let Some(at) = at {
+                if let Some((j, prev)) = previous {
+                    if at < prev {
+                        self.issue(
+                            &at_path,
+                            format!("{at} is before events[{j}].at_ms ({prev}); events must be in non-decreasing at_ms order"),
+                        );
+                    }
+                }
+                if let Some(t) = timeout {
+                    if at > t {
+                        self.issue(
+                            &at_path,
+                            format!("{at} is after timeout_ms ({t}); every event must fall within the timeout"),
+                        );
+                    }
+                }
+                previous = Some((i, at));
+            }
+            let Some(kind) = kind else { continue };
+            match kind.as_str() {
+                "input" => {
+                    self.unknown_keys(&path, event, &["type", "at_ms", "data", "sensitive"]);
+                    match event.get("data") {
+                        None => self.issue(&join_key(&path, "data"), "is required: the text to type into the terminal"),
+                        Some(d) => {
+                            self.string(&join_key(&path, "data"), d, false, false);
+                        }
+                    }
+                    if let Some(s) = event.get("sensitive") {
+                        self.boolean(&join_key(&path, "sensitive"), s);
+                    }
+                }
+                "resize" => {
+                    self.unknown_keys(&path, event, &["type", "at_ms", "columns", "rows"]);
+                    let mut dim = |this: &mut Self, key: &str| {
+                        let p = join_key(&path, key);
+                        match event.get_mut(key) {
+                            None => {
+                                this.issue(&p, "is required for a resize");
+                                None
+                            }
+                            Some(v) => this.integer(&p, v, 1, MAX_TERMINAL_DIMENSION),
+                        }
+                    };
+                    let columns = dim(self, "columns");
+                    let rows = dim(self, "rows");
+                    if let (Some(c), Some(r), Some(t)) = (columns, rows, terminal) {
+                        if let Some(rule) = cell_budget_rule(c, r, u64::from(t.scrollback)) {
+                            self.issue(&path, format!("{rule} (a resize keeps terminal.scrollback)"));
+                        }
+                    }
+                }
+                _ => {
+                    self.unknown_keys(&path, event, &["type", "at_ms", "signal"]);
+                    let names: Vec<&str> = SignalName::ALL.iter().map(|s| s.as_str()).collect();
+                    let p = join_key(&path, "signal");
+                    match event.get("signal") {
+                        None => self.issue(&p, format!("is required: one of {}", names.join(", "))),
+                        Some(Value::String(s)) if SignalName::from_name(s).is_some() => {}
+                        Some(other) => {
+                            let shown = other.to_string();
+                            self.issue(
+                                &p,
+                                format!("{shown} is not a supported signal; use one of {}", names.join(", ")),
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn limits(&mut self, value: &mut Value) {
+        let Some(map) = self.object("limits", value) else { return };
+        self.unknown_keys(
+            "limits",
+            map,
+            &["output_bytes", "frames", "files", "file_bytes", "processes", "filesystem_depth"],
+        );
+        self.optional_integer("limits", map, "output_bytes", 1, 10_000_000, 0);
+        self.optional_integer("limits", map, "frames", 1, 100_000, 0);
+        self.optional_integer("limits", map, "files", 1, 100_000, 0);
+        self.optional_integer("limits", map, "file_bytes", 1, MAX_SAFE_INTEGER, 0);
+        self.optional_integer("limits", map, "processes", 1, 10_000, 0);
+        self.optional_integer("limits", map, "filesystem_depth", 1, 64, 0);
+    }
+
+    fn normalization(&mut self, value: &mut Value) {
+        let Some(map) = self.object("normalization", value) else { return };
+        self.unknown_keys("normalization", map, &["paths", "pids", "ports", "time_bucket_ms", "patterns"]);
+        for key in ["paths", "pids", "ports"] {
+            if let Some(v) = map.get(key) {
+                self.boolean(&join_key("normalization", key), v);
+            }
+        }
+        self.optional_integer("normalization", map, "time_bucket_ms", 1, 60_000, 0);
+        let Some(v) = map.get_mut("patterns") else { return };
+        let Some(items) = self.array("normalization.patterns", v, MAX_PATTERNS, "pattern objects") else { return };
+        for (i, item) in items.iter_mut().enumerate() {
+            let path = join_index("normalization.patterns", i);
+            let Some(obj) = self.object(&path, item) else { continue };
+            self.unknown_keys(&path, obj, &["pattern", "replacement"]);
+            for (key, max) in [("pattern", MAX_PATTERN_CHARS), ("replacement", MAX_REPLACEMENT_CHARS)] {
+                let p = join_key(&path, key);
+                match obj.get(key) {
+                    None => self.issue(&p, "is required"),
+                    Some(v) => {
+                        if let Some(s) = self.string(&p, v, false, false) {
+                            let n = s.chars().count();
+                            if n > max {
+                                self.issue(&p, format!("has {n} characters; at most {max} are allowed"));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn valid_env_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+fn cell_budget_rule(columns: u64, rows: u64, scrollback: u64) -> Option<String> {
+    let cells = columns * (rows + scrollback);
+    (cells > MAX_TERMINAL_CELLS).then(|| {
+        format!(
+            "terminal working buffer columns × (rows + scrollback) = {columns} × ({rows} + {scrollback}) = {cells} cells, above the 1000000-cell budget; rea never clamps it, so choose a smaller size or scrollback"
+        )
+    })
+}

@@ -1,0 +1,98 @@
+//! Command-line interface definition.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+const ABOUT: &str = "Run one command under a pseudo-terminal exactly as a scenario file says, record bounded evidence of what happened, and compare two such records.";
+
+const AFTER_HELP: &str = "\
+Documents go to stdout (TOON by default, pretty JSON with --json); progress
+lines go to stderr. The exit status is 1 whenever the document is an error.
+
+Examples:
+  rea capture-process examples/hello.json --json > capture.json
+  rea compare-process-captures authority.json reconstruction.json
+  rea doctor --json";
+
+/// `rea`: process capture and comparison.
+#[derive(Debug, Parser)]
+#[command(name = "rea", version = crate::VERSION_TEXT, about = ABOUT, after_help = AFTER_HELP)]
+#[command(propagate_version = true, disable_help_subcommand = true)]
+pub(crate) struct Cli {
+    #[command(subcommand)]
+    pub(crate) command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum Command {
+    /// Run a scenario's command under a PTY and print its capture Evidence.
+    #[command(after_help = "\
+The scenario is a JSON file; only `executable` is required:
+
+  {\"executable\": \"sh\", \"arguments\": [\"-c\", \"echo ready\"], \"timeout_ms\": 5000}
+
+Save the capture for comparison with --json, to a file other than the scenario
+(the shell empties a redirect target before rea starts):
+
+  rea capture-process scenario.json --json > capture.json
+
+While the command runs, one `{\"rea_progress\": ...}` JSON line per update goes
+to stderr. The schema of the scenario is docs/scenario.schema.json.")]
+    CaptureProcess(CaptureProcessArgs),
+
+    /// Compare two saved captures and print comparison Evidence.
+    #[command(after_help = "\
+Both captures must share a comparison contract (working directory, explicit
+environment, observation paths, terminal, events, timeouts, limits and
+normalization); the executable and its arguments may differ. Finding
+differences is a successful comparison (exit 0).
+
+  rea compare-process-captures authority.json reconstruction.json --json
+
+An optional third file is a trace specification stating the events and
+ordering constraints to accept.")]
+    CompareProcessCaptures(CompareArgs),
+
+    /// Report what this host can do and what to fix.
+    #[command(after_help = "\
+  rea doctor          # TOON summary
+  rea doctor --json   # the same report as JSON
+
+Exit status 1 when a check needs attention.")]
+    Doctor(DoctorArgs),
+}
+
+/// Output format flag shared by every command.
+#[derive(Debug, Args, Clone, Copy)]
+pub(crate) struct FormatArgs {
+    /// Print pretty JSON (2-space indent) instead of TOON.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct CaptureProcessArgs {
+    /// Path of the scenario JSON file.
+    pub(crate) scenario: PathBuf,
+    #[command(flatten)]
+    pub(crate) format: FormatArgs,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct CompareArgs {
+    /// Capture Evidence of the authority (left) side.
+    pub(crate) left: PathBuf,
+    /// Capture Evidence of the reconstruction (right) side.
+    pub(crate) right: PathBuf,
+    /// Optional trace specification JSON file.
+    pub(crate) trace: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) format: FormatArgs,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct DoctorArgs {
+    #[command(flatten)]
+    pub(crate) format: FormatArgs,
+}

@@ -1,0 +1,17 @@
+//! The one place where the OS picks the host backend.
+//!
+//! Linux and macOS get their native backend; every other OS, and any build
+//! with the `force-stub` feature, gets the unsupported-host stub, under
+//! which comparison still works and capture reports why it cannot.
+
+#[cfg(all(target_os = "linux", not(feature = "force-stub")))]
+use rea_backend_linux as native;
+#[cfg(all(target_os = "macos", not(feature = "force-stub")))]
+use rea_backend_macos as native;
+#[cfg(any(feature = "force-stub", not(any(target_os = "linux", target_os = "macos"))))]
+use rea_backend_windows_stub as native;
+
+/// The host backend of this build.
+pub(crate) fn host() -> rea_engine::Host {
+    native::host()
+}

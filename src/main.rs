@@ -1,0 +1,64 @@
+//! `rea`: run one command under a pseudo-terminal as a scenario says, record
+//! bounded evidence, and compare two records.
+//!
+//! The binary is a thin adapter: it parses arguments, reads files, picks the
+//! host backend (in `host.rs`, the only OS switch), calls the engine, and
+//! prints one document on stdout.
+
+mod cli;
+mod cmd;
+mod errors;
+mod exit;
+mod host;
+mod output;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+use serde_json::Value;
+
+use crate::output::Format;
+
+/// `rea --version` text: version, git revision and target.
+pub(crate) const VERSION_TEXT: &str = env!("REA_VERSION_TEXT");
+
+/// Build identity handed to the engine.
+pub(crate) const BUILD: rea_engine::BuildInfo = rea_engine::BuildInfo {
+    version: env!("CARGO_PKG_VERSION"),
+    revision: option_env!("REA_GIT_REVISION"),
+    target: env!("REA_TARGET"),
+};
+
+/// What a command produced: a document and whether it is a success.
+pub(crate) struct Outcome {
+    pub(crate) document: Value,
+    pub(crate) success: bool,
+}
+
+fn main() -> ExitCode {
+    let cli = match cli::Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => return errors::usage(err),
+    };
+    let (outcome, format) = match cli.command {
+        cli::Command::CaptureProcess(args) => {
+            let format = Format::from_flag(args.format.json);
+            (cmd::capture_process::run(args), format)
+        }
+        cli::Command::CompareProcessCaptures(args) => {
+            let format = Format::from_flag(args.format.json);
+            (cmd::compare_process_captures::run(args), format)
+        }
+        cli::Command::Doctor(args) => (cmd::doctor::run(), Format::from_flag(args.format.json)),
+    };
+    emit(&outcome, format)
+}
+
+/// Prints an outcome and maps it to the exit status.
+pub(crate) fn emit(outcome: &Outcome, format: Format) -> ExitCode {
+    if let Err(e) = output::print(&outcome.document, format) {
+        eprintln!("rea: could not write the document to stdout: {e}");
+        return ExitCode::from(exit::OUTPUT_FAILED);
+    }
+    ExitCode::from(if outcome.success { exit::SUCCESS } else { exit::FAILURE })
+}

@@ -1,0 +1,3 @@
+//! Black-box tests of the built `rea` binary, one test binary for all.
+
+mod util;
