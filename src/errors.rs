@@ -15,6 +15,9 @@ pub(crate) enum CliError {
     /// The arguments do not parse.
     #[error("{message}")]
     Usage { message: String },
+    /// The current directory cannot be read.
+    #[error("the current directory cannot be read: {source}")]
+    CurrentDirectory { source: std::io::Error },
     /// Stdout is the scenario file, already emptied by the shell.
     #[error(
         "stdout is the scenario file {path} itself: the shell emptied it when it opened the redirect, before rea started, so its content is lost"
@@ -29,12 +32,14 @@ impl UserError for CliError {
     fn code(&self) -> &'static str {
         match self {
             CliError::Usage { .. } => "invalid_arguments",
+            CliError::CurrentDirectory { .. } => "current_directory_unreadable",
             CliError::StdoutIsInput { .. } => "output_is_input",
         }
     }
     fn remediation(&self) -> String {
         match self {
             CliError::Usage { .. } => "Run `rea --help`, correct the arguments, then try again.".into(),
+            CliError::CurrentDirectory { .. } => "Run rea from an existing, readable directory.".into(),
             CliError::StdoutIsInput { .. } => {
                 "Restore the scenario file (for example from version control), then redirect the capture to a different file: `rea capture-process scenario.json --json > capture.json`.".into()
             }
@@ -42,7 +47,7 @@ impl UserError for CliError {
     }
     fn details(&self) -> Option<Value> {
         match self {
-            CliError::Usage { .. } => None,
+            CliError::Usage { .. } | CliError::CurrentDirectory { .. } => None,
             CliError::StdoutIsInput { path } => Some(json!({ "file": path.display().to_string() })),
         }
     }

@@ -1,29 +1,38 @@
-//! The Linux host backend.
+//! The Linux host backend of rea.
+//!
+//! - [`pty::OpenptyPty`]: `posix_openpt` terminal, child in a new session,
+//!   `rea` as child subreaper so orphaned descendants stay in its tree;
+//! - [`inspect::ProcfsInspector`]: the process table from `/proc`;
+//! - [`ownership::EnvironVerifier`]: run token plus start identity, signals
+//!   through pidfds;
+//! - [`fs::LinuxFs`]: filesystem reads for snapshots.
+//!
+//! Only the engine's traits cross this crate's boundary.
 #![cfg(target_os = "linux")]
 
-use rea_engine::Host;
-use rea_engine::host::{CaptureSupport, Check};
+mod doctor;
+pub mod fs;
+pub mod inspect;
+pub mod ownership;
+mod procfs;
+pub mod pty;
+mod signals;
 
-/// Doctor checks.
-pub fn diagnose() -> Vec<Check> {
-    vec![Check {
-        name: "capture_backend".to_owned(),
-        classification: "unsupported_host",
-        detail: "the Linux capture backend is not built yet".to_owned(),
-        remediation: None,
-    }]
-}
+use rea_engine::Host;
+use rea_engine::host::CaptureSupport;
+
+pub use doctor::diagnose;
 
 /// The Linux host.
 pub fn host() -> Host {
-    let stub = rea_backend_windows_stub::UnsupportedHost;
     Host {
         platform: "linux",
-        capture: CaptureSupport::Unavailable { reason: "the Linux capture backend is not built yet" },
-        pty: Box::new(stub),
-        inspector: Box::new(stub),
-        verifier: Box::new(stub),
-        fs: Box::new(stub),
+        capture: CaptureSupport::Available,
+        pty: std::sync::Arc::new(pty::OpenptyPty),
+        inspector: std::sync::Arc::new(inspect::ProcfsInspector),
+        verifier: std::sync::Arc::new(ownership::EnvironVerifier),
+        fs: std::sync::Arc::new(fs::LinuxFs),
         diagnose,
+        interrupts: signals::interrupts,
     }
 }

@@ -23,10 +23,11 @@ pub fn host() -> Host {
     Host {
         platform: "darwin",
         capture: CaptureSupport::Unavailable { reason: REASON },
-        pty: Box::new(stub),
-        inspector: Box::new(stub),
-        verifier: Box::new(stub),
-        fs: Box::new(stub),
+        pty: std::sync::Arc::new(stub),
+        inspector: std::sync::Arc::new(stub),
+        verifier: std::sync::Arc::new(stub),
+        fs: std::sync::Arc::new(stub),
         diagnose,
+        interrupts: || Ok(rea_engine::host::Interrupts::never()),
     }
 }

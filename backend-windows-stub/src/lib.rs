@@ -13,8 +13,8 @@ use std::path::Path;
 use rea_engine::Host;
 use rea_engine::fs::{DirListing, FsError, FsMeta, FsProbe, ProbeFile};
 use rea_engine::host::{
-    CaptureSupport, Check, HostError, Ownership, OwnershipVerifier, Pid, ProcessInspector, ProcessRow, ProcessTable,
-    PtyBackend, PtyProcess, RunToken, SpawnSpec, StartTime,
+    CaptureSupport, Check, HostError, Ownership, OwnershipClaim, OwnershipVerifier, Pid, ProcessInspector, ProcessRow,
+    ProcessTable, PtyBackend, PtyProcess, SpawnSpec, StartTime,
 };
 
 /// Why capture is unavailable, as users see it.
@@ -38,6 +38,9 @@ impl PtyBackend for UnsupportedHost {
     fn spawn(&self, _spec: &SpawnSpec) -> Result<Box<dyn PtyProcess>, HostError> {
         Err(unsupported("PTY capture"))
     }
+    fn reap_adopted(&self) -> usize {
+        0
+    }
 }
 
 impl ProcessInspector for UnsupportedHost {
@@ -53,7 +56,7 @@ impl ProcessInspector for UnsupportedHost {
 }
 
 impl OwnershipVerifier for UnsupportedHost {
-    fn verify(&self, _pid: Pid, _expected: Option<StartTime>, _token: &RunToken) -> Ownership {
+    fn verify(&self, _pid: Pid, _expected: Option<StartTime>, _claim: &OwnershipClaim<'_>) -> Ownership {
         Ownership::Unverifiable { reason: REASON.to_owned() }
     }
     fn mechanism(&self) -> &'static str {
@@ -97,10 +100,11 @@ pub fn host() -> Host {
     Host {
         platform: rea_engine::evidence::platform_name(),
         capture: CaptureSupport::Unavailable { reason: REASON },
-        pty: Box::new(UnsupportedHost),
-        inspector: Box::new(UnsupportedHost),
-        verifier: Box::new(UnsupportedHost),
-        fs: Box::new(UnsupportedHost),
+        pty: std::sync::Arc::new(UnsupportedHost),
+        inspector: std::sync::Arc::new(UnsupportedHost),
+        verifier: std::sync::Arc::new(UnsupportedHost),
+        fs: std::sync::Arc::new(UnsupportedHost),
         diagnose,
+        interrupts: || Ok(rea_engine::host::Interrupts::never()),
     }
 }

@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use rea_engine::UserError;
-use rea_engine::host::{CaptureSupport, HostError, Ownership, Pid, RunToken, SpawnSpec, TermSize};
+use rea_engine::host::{CaptureSupport, HostError, Ownership, OwnershipClaim, Pid, RunToken, SpawnSpec, TermSize};
 
 #[test]
 fn spawn_is_a_typed_unsupported_error() {
@@ -29,7 +29,10 @@ fn inspection_verification_and_fs_are_unsupported() {
     assert!(matches!(host.inspector.table(), Err(HostError::Unsupported { .. })));
     assert!(matches!(host.inspector.process(Pid(1)), Err(HostError::Unsupported { .. })));
     let token = RunToken::from_string("00".repeat(16));
-    assert!(matches!(host.verifier.verify(Pid(1), None, &token), Ownership::Unverifiable { .. }));
+    assert!(matches!(
+        host.verifier.verify(Pid(1), None, &OwnershipClaim { token: &token, session: None }),
+        Ownership::Unverifiable { .. }
+    ));
     assert!(host.fs.lstat(Path::new("/")).unwrap_err().message.contains("unavailable"));
 }
 

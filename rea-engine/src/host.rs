@@ -15,8 +15,9 @@ use std::fmt;
 use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
+use std::sync::Arc;
 
-use futures_lite::{AsyncRead, AsyncWrite};
+use futures_lite::{AsyncRead, AsyncWrite, Stream, StreamExt};
 
 use crate::error::{Category, UserError};
 use crate::scenario::SignalName;
@@ -126,6 +127,10 @@ pub trait PtyBackend: Send + Sync {
     /// terminal is a new PTY. A failed `exec` is an error naming the program,
     /// and leaves no process behind.
     fn spawn(&self, spec: &SpawnSpec) -> Result<Box<dyn PtyProcess>, HostError>;
+    /// Reaps exited children of `rea` (orphaned descendants adopted by it,
+    /// and launched processes whose exit was not awaited); returns how many.
+    /// Call it only when no [`PtyProcess::wait`] future is pending.
+    fn reap_adopted(&self) -> usize;
 }
 
 /// A launched command and its terminal.
@@ -138,11 +143,9 @@ pub trait PtyProcess: Send {
     fn take_input(&mut self) -> Option<Box<dyn AsyncWrite + Send + Unpin>>;
     /// Sets the terminal size (the kernel signals the foreground group).
     fn resize(&self, size: TermSize) -> Result<(), HostError>;
-    /// Resolves when the launched process has exited, after reaping it.
-    fn wait(&self) -> BoxFuture<'_, Result<ExitStatus, HostError>>;
-    /// Reaps exited processes this one adopted (orphaned descendants
-    /// reparented to `rea`); returns how many were reaped.
-    fn reap_adopted(&self) -> usize;
+    /// Resolves when the launched process has exited, after reaping it. The
+    /// future owns what it needs, so it can be kept across event-loop turns.
+    fn wait(&self) -> BoxFuture<'static, Result<ExitStatus, HostError>>;
     /// Closes both ends of the terminal.
     fn close_terminal(&mut self);
 }
@@ -234,12 +237,25 @@ pub enum SignalError {
     Failed(std::io::Error),
 }
 
+/// What a process must show to be owned by this run.
+#[derive(Debug, Clone, Copy)]
+pub struct OwnershipClaim<'a> {
+    /// The run token it must carry in its environment.
+    pub token: &'a RunToken,
+    /// The session the launched process created. A backend whose kernel pins
+    /// a session ID while any member lives may accept membership of this
+    /// session, together with descent from `rea`, as proof for a process
+    /// whose environment no longer holds the token (for example after
+    /// `env -i`).
+    pub session: Option<Pid>,
+}
+
 /// Proves ownership before any signal.
 pub trait OwnershipVerifier: Send + Sync {
-    /// Verifies that `pid` is a live process carrying `token`, whose start
+    /// Verifies that `pid` is a live process satisfying `claim`, whose start
     /// identity is `expected` when given; reads the identity before and after
     /// the token so a PID reused during the read is not adopted.
-    fn verify(&self, pid: Pid, expected: Option<StartTime>, token: &RunToken) -> Ownership;
+    fn verify(&self, pid: Pid, expected: Option<StartTime>, claim: &OwnershipClaim<'_>) -> Ownership;
     /// How signals reach owned processes (`pidfd` or `checked-kill`).
     fn mechanism(&self) -> &'static str;
 }
@@ -332,20 +348,54 @@ pub struct Check {
     pub remediation: Option<String>,
 }
 
+/// A stream of interrupts (signal names) that cancel a capture.
+pub struct Interrupts(Pin<Box<dyn Stream<Item = &'static str> + Send>>);
+
+impl Interrupts {
+    /// Wraps a stream of signal names.
+    pub fn new(stream: impl Stream<Item = &'static str> + Send + 'static) -> Interrupts {
+        Interrupts(Box::pin(stream))
+    }
+
+    /// A stream that never yields (no interrupt source).
+    pub fn never() -> Interrupts {
+        Interrupts(Box::pin(futures_lite::stream::pending()))
+    }
+
+    /// The next interrupt; `None` when the source ended.
+    pub async fn next(&mut self) -> Option<&'static str> {
+        self.0.next().await
+    }
+
+    /// Polls for the next interrupt.
+    pub fn poll_next(&mut self, cx: &mut std::task::Context<'_>) -> std::task::Poll<Option<&'static str>> {
+        self.0.as_mut().poll_next(cx)
+    }
+}
+
+impl fmt::Debug for Interrupts {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Interrupts")
+    }
+}
+
 /// The host as the engine sees it: one implementation of each capability.
+#[derive(Clone)]
 pub struct Host {
     /// `linux`, `darwin` or `win32` (the backend that was built in).
     pub platform: &'static str,
     /// Whether capture is possible.
     pub capture: CaptureSupport,
     /// PTY launch.
-    pub pty: Box<dyn PtyBackend>,
+    pub pty: Arc<dyn PtyBackend>,
     /// Process inspection.
-    pub inspector: Box<dyn ProcessInspector>,
+    pub inspector: Arc<dyn ProcessInspector>,
     /// Ownership proof.
-    pub verifier: Box<dyn OwnershipVerifier>,
+    pub verifier: Arc<dyn OwnershipVerifier>,
     /// Filesystem reads for snapshots.
-    pub fs: Box<dyn crate::fs::FsProbe>,
+    pub fs: Arc<dyn crate::fs::FsProbe>,
     /// Backend diagnostics for `rea doctor`.
     pub diagnose: fn() -> Vec<Check>,
+    /// Starts listening for interrupts that cancel a capture.
+    pub interrupts: fn() -> Result<Interrupts, HostError>,
 }

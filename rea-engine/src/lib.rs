@@ -7,6 +7,7 @@
 
 #![warn(missing_docs)]
 
+pub mod capture;
 pub mod compare;
 pub mod doctor;
 pub mod error;

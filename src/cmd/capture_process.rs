@@ -1,7 +1,11 @@
 //! `rea capture-process SCENARIO`.
 
-use rea_engine::host::{CaptureSupport, HostError};
-use rea_engine::scenario::load_scenario;
+use std::io::Write;
+use std::sync::Arc;
+
+use rea_engine::capture::progress::{ProgressLine, ProgressSink};
+use rea_engine::capture::{CaptureRequest, capture};
+use rea_engine::scenario::{Resolver, load_scenario};
 
 use crate::Outcome;
 use crate::cli::CaptureProcessArgs;
@@ -15,22 +19,44 @@ fn stdout_is(path: &std::path::Path) -> bool {
     }
 }
 
+/// Writes progress lines to stderr; a closed stderr is ignored.
+struct StderrProgress;
+
+impl ProgressSink for StderrProgress {
+    fn write(&self, line: &ProgressLine) {
+        let mut err = std::io::stderr().lock();
+        let _ = writeln!(err, "{}", line.to_json());
+    }
+}
+
 pub(crate) fn run(args: CaptureProcessArgs) -> Outcome {
     if stdout_is(&args.scenario) {
         return failure(&CliError::StdoutIsInput { path: args.scenario });
     }
-    let _scenario = match load_scenario(&args.scenario) {
+    let scenario = match load_scenario(&args.scenario) {
         Ok(s) => s,
         Err(e) => return failure(&e),
     };
     let host = crate::host::host();
-    match host.capture {
-        CaptureSupport::Unavailable { reason } => {
-            failure(&HostError::Unsupported { capability: "process capture", reason })
-        }
-        CaptureSupport::Available => failure(&HostError::Unsupported {
-            capability: "process capture",
-            reason: "capture is not wired into this build yet",
-        }),
+    let invocation_dir = match std::env::current_dir() {
+        Ok(d) => d,
+        Err(e) => return failure(&CliError::CurrentDirectory { source: e }),
+    };
+    let host_environment: Vec<_> = std::env::vars_os().collect();
+    let pty = Arc::clone(&host.pty);
+    let is_executable = move |p: &std::path::Path| pty.is_executable(p);
+    let resolver = Resolver {
+        invocation_dir: &invocation_dir,
+        host_environment: &host_environment,
+        is_executable: &is_executable,
+    };
+    let resolved = match resolver.resolve(scenario) {
+        Ok(r) => r,
+        Err(e) => return failure(&e),
+    };
+    let request = CaptureRequest { resolved, host_environment, build: crate::BUILD };
+    match capture(&host, request, Arc::new(StderrProgress)) {
+        Ok(evidence) => Outcome { document: serde_json::to_value(evidence).unwrap_or_default(), success: true },
+        Err(e) => failure(&e),
     }
 }

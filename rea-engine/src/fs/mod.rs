@@ -100,3 +100,6 @@ pub trait FsProbe: Send + Sync {
     /// Opens a regular file for reading without following a final symlink.
     fn open_file(&self, path: &Path) -> Result<Box<dyn ProbeFile>, FsError>;
 }
+
+mod interim;
+pub use interim::{Snapshot, SnapshotError, effects, snapshot};

@@ -1,0 +1,204 @@
+//! Minimal, allocation-light readers of `/proc/<pid>/{stat,cmdline,environ}`
+//! and `/proc/<pid>/task/<tid>/children`.
+//!
+//! Each reader distinguishes "the process is gone" (`Ok(None)`) from a real
+//! failure (`Err`), because sampling and cleanup treat them differently: an
+//! exit race is expected, a denied read is evidence.
+
+use std::io::{self, Read};
+use std::path::PathBuf;
+
+use rea_engine::host::{Pid, ProcessRow, StartTime};
+
+/// The fields of `/proc/<pid>/stat` rea uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Stat {
+    pub(crate) pid: u32,
+    pub(crate) state: u8,
+    pub(crate) ppid: u32,
+    pub(crate) pgrp: u32,
+    pub(crate) session: u32,
+    pub(crate) starttime: u64,
+}
+
+impl Stat {
+    /// Whether the process has exited (zombie or dead).
+    pub(crate) fn exited(&self) -> bool {
+        matches!(self.state, b'Z' | b'X' | b'x')
+    }
+}
+
+/// Whether an error means the process no longer exists.
+pub(crate) fn is_gone(err: &io::Error) -> bool {
+    matches!(err.raw_os_error(), Some(libc::ENOENT) | Some(libc::ESRCH))
+}
+
+fn proc_path(pid: u32, tail: &str) -> PathBuf {
+    PathBuf::from(format!("/proc/{pid}/{tail}"))
+}
+
+/// Reads a whole small proc file; `Ok(None)` when the process is gone.
+pub(crate) fn read_file(pid: u32, tail: &str, limit: usize) -> io::Result<Option<Vec<u8>>> {
+    let mut file = match std::fs::File::open(proc_path(pid, tail)) {
+        Ok(f) => f,
+        Err(e) if is_gone(&e) => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let mut buf = Vec::with_capacity(512);
+    match file.by_ref().take(limit as u64).read_to_end(&mut buf) {
+        Ok(_) => Ok(Some(buf)),
+        Err(e) if is_gone(&e) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// Parses the text of `/proc/<pid>/stat`. Fields are counted after the last
+/// `)`, because the command name in parentheses may contain spaces and `)`.
+pub(crate) fn parse_stat(text: &[u8]) -> Option<Stat> {
+    let open = text.iter().position(|&b| b == b'(')?;
+    let close = text.iter().rposition(|&b| b == b')')?;
+    let pid: u32 = std::str::from_utf8(&text[..open]).ok()?.trim().parse().ok()?;
+    let rest = std::str::from_utf8(text.get(close + 1..)?).ok()?;
+    let mut fields = rest.split_ascii_whitespace();
+    let state = *fields.next()?.as_bytes().first()?;
+    let ppid = fields.next()?.parse().ok()?;
+    let pgrp = fields.next()?.parse().ok()?;
+    let session = fields.next()?.parse().ok()?;
+    // After session: tty_nr tpgid flags minflt cminflt majflt cmajflt utime
+    // stime cutime cstime priority nice num_threads itrealvalue starttime.
+    let starttime = fields.nth(15)?.parse().ok()?;
+    Some(Stat { pid, state, ppid, pgrp, session, starttime })
+}
+
+/// Reads and parses `/proc/<pid>/stat`.
+pub(crate) fn stat(pid: u32) -> io::Result<Option<Stat>> {
+    match read_file(pid, "stat", 4096)? {
+        None => Ok(None),
+        Some(bytes) => parse_stat(&bytes)
+            .map(Some)
+            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidData, format!("/proc/{pid}/stat is not parseable"))),
+    }
+}
+
+/// Reads `/proc/<pid>/cmdline` as text, NUL separators joined by spaces.
+pub(crate) fn cmdline(pid: u32) -> io::Result<Option<String>> {
+    Ok(read_file(pid, "cmdline", 64 * 1024)?.map(|bytes| {
+        let text = String::from_utf8_lossy(&bytes);
+        text.split('\0').filter(|s| !s.is_empty()).collect::<Vec<_>>().join(" ")
+    }))
+}
+
+/// What `/proc/<pid>/environ` says about a variable.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum EnvLookup {
+    /// The variable has this value.
+    Found(Vec<u8>),
+    /// The environment is readable and lacks the variable.
+    Absent,
+    /// The process is gone.
+    Gone,
+}
+
+/// Looks `name` up in a process's initial environment.
+pub(crate) fn environ_lookup(pid: u32, name: &str) -> io::Result<EnvLookup> {
+    let Some(bytes) = read_file(pid, "environ", 4 * 1024 * 1024)? else { return Ok(EnvLookup::Gone) };
+    let prefix = format!("{name}=");
+    for entry in bytes.split(|&b| b == 0) {
+        if let Some(value) = entry.strip_prefix(prefix.as_bytes()) {
+            return Ok(EnvLookup::Found(value.to_vec()));
+        }
+    }
+    Ok(EnvLookup::Absent)
+}
+
+/// Children of every thread of `pid`, sorted and deduplicated.
+pub(crate) fn children(pid: u32) -> io::Result<Option<Vec<u32>>> {
+    let tasks = match std::fs::read_dir(proc_path(pid, "task")) {
+        Ok(t) => t,
+        Err(e) if is_gone(&e) => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let mut out = Vec::new();
+    for task in tasks {
+        let task = match task {
+            Ok(t) => t,
+            Err(e) if is_gone(&e) => continue,
+            Err(e) => return Err(e),
+        };
+        let Some(tid) = task.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else { continue };
+        match read_file(pid, &format!("task/{tid}/children"), 1024 * 1024)? {
+            None => continue,
+            Some(bytes) => {
+                out.extend(
+                    std::str::from_utf8(&bytes)
+                        .unwrap_or("")
+                        .split_ascii_whitespace()
+                        .filter_map(|s| s.parse::<u32>().ok()),
+                );
+            }
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    Ok(Some(out))
+}
+
+/// Builds a process row; `Ok(None)` when the process vanished meanwhile.
+pub(crate) fn row(pid: u32) -> io::Result<Option<ProcessRow>> {
+    let Some(st) = stat(pid)? else { return Ok(None) };
+    let command = match cmdline(pid)? {
+        Some(c) => c,
+        None => return Ok(None),
+    };
+    Ok(Some(to_row(&st, command)))
+}
+
+/// Converts a stat record to the engine's row.
+pub(crate) fn to_row(st: &Stat, command: String) -> ProcessRow {
+    ProcessRow {
+        pid: Pid(st.pid),
+        parent: Pid(st.ppid),
+        group: Pid(st.pgrp),
+        session: Pid(st.session),
+        start: StartTime(st.starttime),
+        zombie: st.exited(),
+        command,
+    }
+}
+
+/// Every numeric entry of `/proc`.
+pub(crate) fn all_pids() -> io::Result<Vec<u32>> {
+    let mut pids: Vec<u32> = std::fs::read_dir("/proc")?
+        .filter_map(|e| e.ok().and_then(|e| e.file_name().to_str().and_then(|s| s.parse().ok())))
+        .collect();
+    pids.sort_unstable();
+    Ok(pids)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stat_with_spaces_and_parens_in_the_name() {
+        let text = b"4242 (a) b) c) S 1 4242 4242 34816 4242 4194560 100 0 0 0 1 2 0 0 20 0 1 0 987654 1000 100";
+        let st = parse_stat(text).unwrap();
+        assert_eq!(st, Stat { pid: 4242, state: b'S', ppid: 1, pgrp: 4242, session: 4242, starttime: 987654 });
+    }
+
+    #[test]
+    fn own_stat_matches_std() {
+        let me = std::process::id();
+        let st = stat(me).unwrap().unwrap();
+        assert_eq!(st.pid, me);
+        assert!(st.starttime > 0);
+        assert!(!st.exited());
+    }
+
+    #[test]
+    fn environ_finds_a_variable_of_this_process() {
+        // PATH is set for cargo test runs.
+        assert!(matches!(environ_lookup(std::process::id(), "PATH").unwrap(), EnvLookup::Found(_)));
+        assert_eq!(environ_lookup(std::process::id(), "REA_SURELY_NOT_SET_X").unwrap(), EnvLookup::Absent);
+    }
+}

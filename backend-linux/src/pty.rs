@@ -1,0 +1,330 @@
+//! Launching a command in a new session on a raw `openpty`-style terminal.
+//!
+//! The master side is opened with `posix_openpt`, the slave configured with
+//! the termios of the reference implementation (echo on, canonical input,
+//! `ONLCR`, UTF-8) and the scenario's size. The child becomes a session leader
+//! with the slave as its controlling terminal; everything it needs (argv,
+//! envp, working directory) is built by `std::process::Command` before the
+//! fork, and the pre-exec hook only calls `setsid` and `ioctl(TIOCSCTTY)`,
+//! both async-signal-safe. `rea` keeps its own slave descriptor open until the
+//! terminal is closed, so the master never reports a hang-up while output is
+//! still buffered: after the launched process exits, a non-blocking read of
+//! the master (which first flushes the kernel's pending tty buffer work)
+//! returns every byte the process wrote.
+
+use std::fs::File;
+use std::io;
+use std::os::fd::{AsFd, OwnedFd};
+use std::os::unix::process::CommandExt;
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Once};
+
+use async_io::Async;
+use futures_lite::{AsyncRead, AsyncWrite};
+use rea_engine::host::{
+    BoxFuture, ExitStatus, HostError, Pid, ProcessIdentity, PtyBackend, PtyProcess, SpawnSpec, StartTime, TermSize,
+};
+use rustix::fs::{Mode, OFlags};
+use rustix::process::{PidfdFlags, WaitIdOptions, WaitOptions};
+use rustix::pty::OpenptFlags;
+use rustix::termios::{
+    ControlModes, InputModes, LocalModes, OptionalActions, OutputModes, SpecialCodeIndex, Termios, Winsize,
+};
+
+use crate::procfs;
+
+/// The PTY backend: `posix_openpt` + `std::process::Command`.
+#[derive(Debug, Default)]
+pub struct OpenptyPty;
+
+static SUBREAPER: Once = Once::new();
+
+/// Makes `rea` the reaper of orphaned descendants, so a process that
+/// double-forks or calls `setsid` stays inside `rea`'s process tree.
+fn become_subreaper() {
+    SUBREAPER.call_once(|| {
+        // Any non-zero argument enables the attribute; failure only weakens
+        // descendant tracking, which the /proc token sweep still covers.
+        let _ = rustix::process::set_child_subreaper(rustix::process::Pid::from_raw(1));
+    });
+}
+
+fn io_err(op: &'static str) -> impl FnOnce(rustix::io::Errno) -> HostError {
+    move |e| HostError::Io { op, source: e.into() }
+}
+
+/// Applies the terminal settings of the reference implementation.
+fn configure_termios(slave: &OwnedFd) -> Result<(), HostError> {
+    let mut t: Termios = rustix::termios::tcgetattr(slave).map_err(io_err("read the terminal settings"))?;
+    t.input_modes = InputModes::ICRNL
+        | InputModes::IXON
+        | InputModes::IXANY
+        | InputModes::IMAXBEL
+        | InputModes::BRKINT
+        | InputModes::IUTF8;
+    t.output_modes = OutputModes::OPOST | OutputModes::ONLCR;
+    t.control_modes = ControlModes::CREAD | ControlModes::CS8 | ControlModes::HUPCL;
+    t.local_modes = LocalModes::ICANON
+        | LocalModes::ISIG
+        | LocalModes::IEXTEN
+        | LocalModes::ECHO
+        | LocalModes::ECHOE
+        | LocalModes::ECHOK
+        | LocalModes::ECHOKE
+        | LocalModes::ECHOCTL;
+    let cc = [
+        (SpecialCodeIndex::VEOF, 4u8),
+        (SpecialCodeIndex::VEOL, 0xff),
+        (SpecialCodeIndex::VEOL2, 0xff),
+        (SpecialCodeIndex::VERASE, 0x7f),
+        (SpecialCodeIndex::VWERASE, 23),
+        (SpecialCodeIndex::VKILL, 21),
+        (SpecialCodeIndex::VREPRINT, 18),
+        (SpecialCodeIndex::VINTR, 3),
+        (SpecialCodeIndex::VQUIT, 0x1c),
+        (SpecialCodeIndex::VSUSP, 26),
+        (SpecialCodeIndex::VSTART, 17),
+        (SpecialCodeIndex::VSTOP, 19),
+        (SpecialCodeIndex::VLNEXT, 22),
+        (SpecialCodeIndex::VDISCARD, 15),
+        (SpecialCodeIndex::VMIN, 1),
+        (SpecialCodeIndex::VTIME, 0),
+    ];
+    for (index, value) in cc {
+        t.special_codes[index] = value;
+    }
+    t.set_speed(38400).map_err(io_err("set the terminal speed"))?;
+    rustix::termios::tcsetattr(slave, OptionalActions::Now, &t).map_err(io_err("apply the terminal settings"))
+}
+
+fn winsize(size: TermSize) -> Winsize {
+    Winsize { ws_row: size.rows, ws_col: size.columns, ws_xpixel: 0, ws_ypixel: 0 }
+}
+
+/// Opens a master/slave pair of the given size.
+fn open_pair(size: TermSize) -> Result<(OwnedFd, OwnedFd), HostError> {
+    let master = rustix::pty::openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY | OpenptFlags::CLOEXEC)
+        .map_err(io_err("open a pseudo-terminal master"))?;
+    rustix::pty::grantpt(&master).map_err(io_err("grant the pseudo-terminal"))?;
+    rustix::pty::unlockpt(&master).map_err(io_err("unlock the pseudo-terminal"))?;
+    let name = rustix::pty::ptsname(&master, Vec::new()).map_err(io_err("name the pseudo-terminal"))?;
+    let slave = rustix::fs::open(name.as_c_str(), OFlags::RDWR | OFlags::NOCTTY | OFlags::CLOEXEC, Mode::empty())
+        .map_err(io_err("open the pseudo-terminal slave"))?;
+    configure_termios(&slave)?;
+    rustix::termios::tcsetwinsize(&master, winsize(size)).map_err(io_err("set the terminal size"))?;
+    Ok((master, slave))
+}
+
+impl PtyBackend for OpenptyPty {
+    fn name(&self) -> &'static str {
+        "openpty"
+    }
+
+    fn is_executable(&self, path: &std::path::Path) -> bool {
+        path.is_file() && rustix::fs::access(path, rustix::fs::Access::EXEC_OK).is_ok()
+    }
+
+    fn reap_adopted(&self) -> usize {
+        let Ok(Some(children)) = procfs::children(std::process::id()) else { return 0 };
+        children
+            .into_iter()
+            .filter_map(|child| rustix::process::Pid::from_raw(child as i32))
+            .filter(|pid| matches!(rustix::process::waitpid(Some(*pid), WaitOptions::NOHANG), Ok(Some(_))))
+            .count()
+    }
+
+    fn spawn(&self, spec: &SpawnSpec) -> Result<Box<dyn PtyProcess>, HostError> {
+        become_subreaper();
+        let (master, slave) = open_pair(spec.size)?;
+        let stdio = |what: &'static str| -> Result<Stdio, HostError> {
+            Ok(Stdio::from(slave.try_clone().map_err(|e| HostError::Io { op: what, source: e })?))
+        };
+        let mut command = Command::new(&spec.program);
+        command
+            .arg0(&spec.argv0)
+            .args(&spec.args)
+            .current_dir(&spec.working_directory)
+            .env_clear()
+            .envs(spec.environment.iter().map(|(k, v)| (k, v)))
+            .stdin(stdio("duplicate the terminal for stdin")?)
+            .stdout(stdio("duplicate the terminal for stdout")?)
+            .stderr(stdio("duplicate the terminal for stderr")?);
+        #[expect(unsafe_code, reason = "pre_exec is the only way to make the child a session leader on its PTY")]
+        // SAFETY: the closure runs in the forked child before exec and only
+        // makes two async-signal-safe system calls (setsid and the
+        // TIOCSCTTY ioctl on the already-installed stdin); it allocates
+        // nothing and touches no lock.
+        unsafe {
+            command.pre_exec(|| {
+                rustix::process::setsid().map_err(io::Error::from)?;
+                rustix::process::ioctl_tiocsctty(rustix::stdio::stdin()).map_err(io::Error::from)?;
+                Ok(())
+            });
+        }
+        let child = command.spawn().map_err(|source| HostError::Spawn { program: spec.program.clone(), source })?;
+        let pid = child.id();
+        // The child is unreaped, so its PID cannot be reused: the pidfd and
+        // the start identity below are the child's own.
+        let rpid = rustix::process::Pid::from_raw(pid as i32).ok_or_else(|| HostError::Io {
+            op: "read the launched process ID",
+            source: io::Error::other("zero PID"),
+        })?;
+        let pidfd = rustix::process::pidfd_open(rpid, PidfdFlags::empty());
+        let start = match procfs::stat(pid) {
+            Ok(Some(st)) => st.starttime,
+            _ => 0,
+        };
+        drop(child);
+        let master = Arc::new(
+            Async::new(File::from(master)).map_err(|e| HostError::Io { op: "register the terminal", source: e })?,
+        );
+        let process = LinuxPtyProcess {
+            identity: ProcessIdentity { pid: Pid(pid), start: StartTime(start) },
+            master: Some(master),
+            slave: Some(slave),
+            exit: Arc::new(ExitWatch {
+                pid,
+                pidfd: match pidfd {
+                    Ok(fd) => Some(
+                        Async::new(fd)
+                            .map_err(|e| HostError::Io { op: "register the process descriptor", source: e })?,
+                    ),
+                    Err(_) => None,
+                },
+                reaped: std::sync::atomic::AtomicBool::new(false),
+            }),
+            handed_out: 0,
+        };
+        Ok(Box::new(process))
+    }
+}
+
+/// A launched process and its terminal.
+struct LinuxPtyProcess {
+    identity: ProcessIdentity,
+    master: Option<Arc<Async<File>>>,
+    slave: Option<OwnedFd>,
+    exit: Arc<ExitWatch>,
+    handed_out: u8,
+}
+
+/// Waits for, and reaps, the launched process.
+struct ExitWatch {
+    pid: u32,
+    pidfd: Option<Async<OwnedFd>>,
+    reaped: std::sync::atomic::AtomicBool,
+}
+
+/// One half of the shared master descriptor.
+struct MasterHalf(Arc<Async<File>>);
+
+impl AsyncRead for MasterHalf {
+    fn poll_read(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut [u8],
+    ) -> std::task::Poll<io::Result<usize>> {
+        std::pin::Pin::new(&mut &*self.0).poll_read(cx, buf)
+    }
+}
+
+impl AsyncWrite for MasterHalf {
+    fn poll_write(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &[u8],
+    ) -> std::task::Poll<io::Result<usize>> {
+        std::pin::Pin::new(&mut &*self.0).poll_write(cx, buf)
+    }
+    fn poll_flush(self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<io::Result<()>> {
+        std::pin::Pin::new(&mut &*self.0).poll_flush(cx)
+    }
+    fn poll_close(self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<io::Result<()>> {
+        std::pin::Pin::new(&mut &*self.0).poll_close(cx)
+    }
+}
+
+fn to_status(status: &rustix::process::WaitIdStatus) -> Option<ExitStatus> {
+    if let Some(code) = status.exit_status() {
+        Some(ExitStatus::Code(code))
+    } else {
+        status.terminating_signal().map(ExitStatus::Signal)
+    }
+}
+
+impl ExitWatch {
+    /// Reaps the launched process if it has exited.
+    fn try_reap(&self) -> Result<Option<ExitStatus>, HostError> {
+        let options = WaitIdOptions::EXITED | WaitIdOptions::NOHANG;
+        let status = match &self.pidfd {
+            Some(fd) => rustix::process::waitid(rustix::process::WaitId::PidFd(fd.as_fd()), options),
+            None => match rustix::process::Pid::from_raw(self.pid as i32) {
+                Some(p) => rustix::process::waitid(rustix::process::WaitId::Pid(p), options),
+                None => return Ok(None),
+            },
+        }
+        .map_err(io_err("wait for the launched process"))?;
+        let result = status.as_ref().and_then(to_status);
+        if result.is_some() {
+            self.reaped.store(true, std::sync::atomic::Ordering::SeqCst);
+        }
+        Ok(result)
+    }
+}
+
+impl PtyProcess for LinuxPtyProcess {
+    fn identity(&self) -> ProcessIdentity {
+        self.identity
+    }
+
+    fn take_output(&mut self) -> Option<Box<dyn AsyncRead + Send + Unpin>> {
+        if self.handed_out & 1 != 0 {
+            return None;
+        }
+        self.handed_out |= 1;
+        self.master.clone().map(|m| Box::new(MasterHalf(m)) as Box<dyn AsyncRead + Send + Unpin>)
+    }
+
+    fn take_input(&mut self) -> Option<Box<dyn AsyncWrite + Send + Unpin>> {
+        if self.handed_out & 2 != 0 {
+            return None;
+        }
+        self.handed_out |= 2;
+        self.master.clone().map(|m| Box::new(MasterHalf(m)) as Box<dyn AsyncWrite + Send + Unpin>)
+    }
+
+    fn resize(&self, size: TermSize) -> Result<(), HostError> {
+        let master = self.master.as_ref().ok_or_else(|| HostError::Io {
+            op: "resize the terminal",
+            source: io::Error::other("the terminal is closed"),
+        })?;
+        rustix::termios::tcsetwinsize(master.get_ref(), winsize(size)).map_err(io_err("resize the terminal"))
+    }
+
+    fn wait(&self) -> BoxFuture<'static, Result<ExitStatus, HostError>> {
+        let watch = Arc::clone(&self.exit);
+        Box::pin(async move {
+            loop {
+                if let Some(status) = watch.try_reap()? {
+                    return Ok(status);
+                }
+                match &watch.pidfd {
+                    // A pidfd becomes readable when the process exits.
+                    Some(fd) => fd
+                        .readable()
+                        .await
+                        .map_err(|e| HostError::Io { op: "wait for the launched process", source: e })?,
+                    // Without pidfds, poll at a short interval.
+                    None => {
+                        async_io::Timer::after(std::time::Duration::from_millis(5)).await;
+                    }
+                }
+            }
+        })
+    }
+
+    fn close_terminal(&mut self) {
+        self.master = None;
+        self.slave = None;
+    }
+}

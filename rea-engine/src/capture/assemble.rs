@@ -1,0 +1,323 @@
+//! Assembling the capture record and its Evidence from the observations.
+
+use std::collections::HashMap;
+use std::time::Instant;
+
+use serde_json::json;
+
+use super::CaptureRequest;
+use super::normalize::{Normalized, Normalizer};
+use super::owned::CleanupReport;
+use super::run::{Collection, RunOutcome};
+use super::sampler::SamplerResult;
+use super::terminal::TerminalRecorder;
+use crate::BuildInfo;
+use crate::evidence::{
+    CAPTURE_SCHEMA_VERSION, CaptureRecord, Cleanup, Evidence, Exit, Finalization, JournalEntry, Manifest,
+    PROVIDER_VERSION, ProcessSample, ProcessTruncation, RenderedTerminalTruncation, ResidualUnknown, Settlement,
+    TruncationDetails, UnverifiedProcess, architecture_name, capture_evidence, digest, now_iso8601, platform_name,
+};
+use crate::fs::Snapshot;
+use crate::host::ExitStatus;
+use crate::scenario::{comparison_contract, normalization_projection, scenario_commitment};
+
+/// Always-present limitation: sampling misses short-lived processes.
+pub(super) const LIMIT_SAMPLED: &str = "Process trees are sampled and may omit short-lived descendants.";
+/// Limitation when sampling was partial.
+pub(super) const LIMIT_SAMPLING_PARTIAL: &str = "Process-tree sampling ended with an incomplete observation.";
+/// Always-present limitation: snapshots are not traces.
+pub(super) const LIMIT_SNAPSHOTS: &str = "Filesystem observations are before/after snapshots, not syscall traces.";
+/// Always-present limitation: no network isolation.
+pub(super) const LIMIT_NETWORK: &str = "The harness does not enforce external network isolation.";
+/// Always-present limitation: the inherited environment is not recorded.
+pub(super) const LIMIT_ENVIRONMENT: &str = "The command inherited the host environment; inherited values are not recorded, so their influence may remain unknown.";
+/// Limitation of this build: no terminal renderer.
+pub(super) const LIMIT_NO_RENDERER: &str =
+    "This build does not render terminal states: rendered_frames is empty and comparisons rely on raw frames.";
+
+pub(super) struct Assembly<'a> {
+    pub(super) request: &'a CaptureRequest,
+    pub(super) build: BuildInfo,
+    pub(super) pty_backend: &'static str,
+    pub(super) signal_mechanism: &'static str,
+    pub(super) started_at: String,
+    pub(super) root_pid: u32,
+    pub(super) normalizer: &'a Normalizer,
+    pub(super) decoder_invalid_bytes: u64,
+    pub(super) recorder: TerminalRecorder,
+    pub(super) interactions: Vec<crate::evidence::InteractionEvent>,
+    pub(super) journal: Vec<(Instant, Collection, usize)>,
+    pub(super) outcome: RunOutcome,
+    pub(super) settlement: (&'static str, u64),
+    pub(super) sampled: SamplerResult,
+    pub(super) before: Snapshot,
+    pub(super) after: Snapshot,
+    pub(super) cleanup: CleanupReport,
+    pub(super) temporary_root_removed: bool,
+    pub(super) settled_at: Instant,
+}
+
+/// Maps every PID seen to a small ordinal (the launched process is 1).
+fn ordinals(root: u32, samples: &SamplerResult) -> HashMap<u32, u64> {
+    let mut map = HashMap::new();
+    let mut add = |v: u32| {
+        if v > 0 && !map.contains_key(&v) {
+            let n = map.len() as u64 + 1;
+            map.insert(v, n);
+        }
+    };
+    add(root);
+    for s in &samples.samples {
+        add(s.pid);
+        add(s.parent);
+        add(s.group);
+        add(s.session);
+    }
+    map
+}
+
+/// Replaces each sampled PID (longest first) in a command with `<pid>`.
+fn normalize_command(command: &str, normalizer: &Normalizer, pids: &[String]) -> String {
+    let mut text = match normalizer.normalize(command, u64::MAX) {
+        Normalized::Text(t) => t,
+        Normalized::OverBudget(_) => command.to_owned(),
+    };
+    for pid in pids {
+        let mut out = String::with_capacity(text.len());
+        let bytes = text.as_bytes();
+        let mut last = 0;
+        for (i, _) in text.match_indices(pid.as_str()) {
+            let before = i.checked_sub(1).map(|j| bytes[j]);
+            let after = bytes.get(i + pid.len()).copied();
+            if before.is_some_and(|b| b.is_ascii_digit()) || after.is_some_and(|b| b.is_ascii_digit()) || i < last {
+                continue;
+            }
+            out.push_str(&text[last..i]);
+            out.push_str("<pid>");
+            last = i + pid.len();
+        }
+        out.push_str(&text[last..]);
+        text = out;
+    }
+    text.trim().to_owned()
+}
+
+impl Assembly<'_> {
+    pub(super) fn assemble(self) -> Result<Evidence, serde_json::Error> {
+        let resolved = &self.request.resolved;
+        let scenario = &resolved.scenario;
+        let bucket = scenario.normalization.time_bucket_ms.max(1);
+
+        let normalization = normalization_projection(&scenario.normalization);
+        let scenario_value = scenario_commitment(resolved);
+        let contract = comparison_contract(resolved);
+        let manifest = Manifest {
+            rea_version: self.build.version.to_owned(),
+            provider_version: PROVIDER_VERSION.to_owned(),
+            platform: platform_name().to_owned(),
+            architecture: architecture_name().to_owned(),
+            pty_backend: self.pty_backend.to_owned(),
+            started_at: self.started_at,
+            completed_at: now_iso8601(),
+            full_scenario_sha256: digest(&scenario_value)?,
+            comparison_contract_sha256: digest(&contract)?,
+            executable_sha256: resolved.executable_sha256.clone(),
+            normalization_sha256: digest(&normalization)?,
+            scenario: scenario_value,
+            comparison_contract: contract,
+        };
+
+        let (frames, raw, normalized) = self.recorder.finish(self.decoder_invalid_bytes);
+
+        // Process samples, identifiers normalized to ordinals.
+        let map = ordinals(self.root_pid, &self.sampled);
+        let mut pid_texts: Vec<String> = map.keys().map(u32::to_string).collect();
+        pid_texts.sort_by_key(|p| std::cmp::Reverse(p.len()));
+        let ordinal = |v: u32, unmapped: u64| if v == 0 { 0 } else { map.get(&v).copied().unwrap_or(unmapped) };
+        let process_samples: Vec<ProcessSample> = self
+            .sampled
+            .samples
+            .iter()
+            .map(|s| ProcessSample {
+                at_ms: s.at_ms / bucket * bucket,
+                pid: ordinal(s.pid, 1),
+                parent_pid: ordinal(s.parent, 0),
+                command: normalize_command(&s.command, self.normalizer, &pid_texts),
+                process_group_id: Some(ordinal(s.group, 0)),
+                session_id: Some(ordinal(s.session, 0)),
+            })
+            .collect();
+
+        // The journal: every observation in the order it was recorded.
+        let mut entries: Vec<(Instant, u8, &'static str, usize)> = self
+            .journal
+            .iter()
+            .map(|(at, c, i)| {
+                let name = match c {
+                    Collection::Frames => "frames",
+                    Collection::Interactions => "interaction_events",
+                    Collection::Lifecycle => "lifecycle",
+                };
+                (*at, 0, name, *i)
+            })
+            .collect();
+        entries.extend(self.sampled.samples.iter().enumerate().map(|(i, s)| (s.recorded, 1, "process_samples", i)));
+        entries.push((self.settled_at, 2, "lifecycle", 1));
+        entries.sort_by_key(|(at, order, _, _)| (*at, *order));
+        let event_journal = entries
+            .into_iter()
+            .enumerate()
+            .map(|(n, (_, _, collection, index))| JournalEntry {
+                capture_order: n as u64,
+                collection: collection.to_owned(),
+                index: index as u64,
+            })
+            .collect();
+
+        // Exit.
+        let outcome = &self.outcome;
+        let (code, signal) = match outcome.exit {
+            Some((ExitStatus::Code(c), _)) => (Some(i64::from(c)), 0),
+            Some((ExitStatus::Signal(s), _)) => (None, i64::from(s)),
+            None => (None, 0),
+        };
+        let finalization = outcome.finalization.as_ref().map(|f| Finalization {
+            requested_ms: f.requested_ms,
+            elapsed_ms: f.elapsed_ms,
+            exit_code: match (f.elapsed_ms, outcome.exit) {
+                (Some(_), Some((ExitStatus::Code(c), _))) => Some(i64::from(c)),
+                _ => None,
+            },
+            signals: f.signals.clone(),
+        });
+        let exit = Exit {
+            code: if outcome.reason == "exited" { code } else { None },
+            signal,
+            reason: outcome.reason.to_owned(),
+            finalization,
+        };
+        let (state, elapsed_ms) = self.settlement;
+        let settlement = Settlement {
+            state: state.to_owned(),
+            elapsed_ms,
+            cleanup_outcome: if state == "quiesced" { "not_required" } else { "cleaned" }.to_owned(),
+        };
+
+        // Filesystem.
+        let selected = !resolved.observation_paths.is_empty();
+        let filesystem_effects = if selected { crate::fs::effects(&self.before, &self.after) } else { Vec::new() };
+
+        let sampling_partial = self.sampled.limit_reached || self.sampled.failures > 0;
+        let rendered = RenderedTerminalTruncation {
+            truncated: false,
+            budget_bytes: scenario.limits.output_bytes,
+            frame_limit: scenario.limits.frames,
+            observed_bytes: 0,
+            retained_bytes: 0,
+            observed_frames: 0,
+            retained_frames: 0,
+            unknown_size_frames: 0,
+        };
+        let truncation_details = TruncationDetails {
+            raw_terminal: raw,
+            normalized_terminal: Some(normalized),
+            rendered_terminal: rendered,
+            filesystem_before: self.before.truncation,
+            filesystem_after: self.after.truncation,
+            process: ProcessTruncation {
+                truncated: sampling_partial,
+                coverage: "sampled".into(),
+                sample_limit: scenario.limits.processes,
+                samples: process_samples.len() as u64,
+                limit_reached: self.sampled.limit_reached,
+                sampling_failures: self.sampled.failures,
+                first_sampling_failure: self.sampled.first_failure.clone(),
+            },
+        };
+        let td = &truncation_details;
+        let truncated = td.raw_terminal.truncated
+            || td.normalized_terminal.as_ref().is_some_and(|n| n.truncated)
+            || td.rendered_terminal.truncated
+            || td.filesystem_before.truncated
+            || td.filesystem_after.truncated
+            || td.process.truncated;
+
+        let mut limitations = vec![LIMIT_SAMPLED.to_owned()];
+        if sampling_partial {
+            limitations.push(LIMIT_SAMPLING_PARTIAL.to_owned());
+        }
+        limitations.push(LIMIT_SNAPSHOTS.to_owned());
+        limitations.push(LIMIT_NETWORK.to_owned());
+        limitations.push(LIMIT_ENVIRONMENT.to_owned());
+        limitations.push(LIMIT_NO_RENDERER.to_owned());
+
+        let mut residual_unknowns = vec![
+            ResidualUnknown { scope: "process".into(), reason: LIMIT_SAMPLED.into() },
+            ResidualUnknown {
+                scope: "network".into(),
+                reason: "External network isolation is not enforced by this adapter.".into(),
+            },
+        ];
+        if !selected {
+            residual_unknowns.push(ResidualUnknown {
+                scope: "filesystem".into(),
+                reason: "No filesystem observation paths were selected, so filesystem effects are unknown.".into(),
+            });
+        }
+        if let Some(why) = &outcome.exit_unobserved {
+            residual_unknowns.push(ResidualUnknown {
+                scope: "exit".into(),
+                reason: format!("The launched process's exit was not observed: {why}."),
+            });
+        }
+        for (pid, reason) in &self.cleanup.unverified_processes {
+            residual_unknowns.push(ResidualUnknown {
+                scope: "process".into(),
+                reason: format!("Process {pid} was left untouched because its ownership could not be read: {reason}."),
+            });
+        }
+
+        let record = CaptureRecord {
+            schema_version: CAPTURE_SCHEMA_VERSION,
+            manifest,
+            normalization,
+            frames,
+            rendered_frames: Vec::new(),
+            interaction_events: self.interactions,
+            exit,
+            settlement,
+            process_samples,
+            event_journal,
+            files_before: self.before.files,
+            files_after: self.after.files,
+            filesystem_effects,
+            truncated,
+            truncation_details,
+            limitations,
+            residual_unknowns,
+            cleanup: Cleanup {
+                owned_process_group: "verified".into(),
+                terminal_renderer: "not_required".into(),
+                temporary_root: if self.temporary_root_removed { "removed" } else { "remove_failed" }.into(),
+                signal_mechanism: self.signal_mechanism.into(),
+                unverified_processes: self
+                    .cleanup
+                    .unverified_processes
+                    .iter()
+                    .map(|(pid, reason)| UnverifiedProcess { pid: u64::from(*pid), reason: reason.clone() })
+                    .collect(),
+            },
+        };
+        let parameters = json!({
+            "executable_name": std::path::Path::new(&scenario.executable)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_else(|| scenario.executable.clone()),
+            "argument_count": scenario.arguments.len(),
+            "event_count": scenario.events.len(),
+            "filesystem_observation_path_count": scenario.filesystem_observation_paths.len(),
+            "normalization": record.normalization,
+        });
+        capture_evidence(&record, parameters)
+    }
+}

@@ -1,0 +1,574 @@
+//! The capture lifecycle: prepare, run, settle, snapshot, clean up, record.
+//!
+//! [`capture`] takes a resolved scenario and a [`Host`] and returns sealed
+//! capture Evidence. Observed trouble (deadlines, truncation, unverifiable
+//! processes) is evidence inside the record; an `Err` means no Evidence could
+//! be produced (the command could not start, the run was cancelled, or owned
+//! processes could not be cleaned up).
+
+mod assemble;
+pub mod normalize;
+mod owned;
+pub mod progress;
+mod run;
+mod sampler;
+pub mod terminal;
+
+use std::collections::BTreeSet;
+use std::ffi::OsString;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+pub use owned::{CleanupReport, Delivery};
+
+use self::normalize::{HostValues, Normalizer};
+use self::owned::{GroupObservation, RunOwnership};
+use self::progress::{Counts, Phase, ProgressReporter, ProgressSink};
+use self::run::Running;
+use self::terminal::{TerminalRecorder, Utf8Stream};
+use crate::BuildInfo;
+use crate::error::{Category, UserError};
+use crate::evidence::Evidence;
+use crate::fs::{Snapshot, SnapshotError};
+use crate::host::{CaptureSupport, Host, HostError, Interrupts, RunToken, SpawnSpec, TermSize};
+use crate::scenario::{RUN_TOKEN_VARIABLE, ResolvedScenario};
+
+/// Interval between settlement observations.
+const SETTLE_INTERVAL: Duration = Duration::from_millis(50);
+
+/// What a capture needs besides the host.
+#[derive(Debug, Clone)]
+pub struct CaptureRequest {
+    /// The resolved scenario.
+    pub resolved: ResolvedScenario,
+    /// The environment `rea` inherited (the child's base environment).
+    pub host_environment: Vec<(OsString, OsString)>,
+    /// The `rea` build, for the manifest.
+    pub build: BuildInfo,
+}
+
+/// Why no capture Evidence was produced.
+#[derive(Debug, thiserror::Error)]
+pub enum CaptureError {
+    /// This host cannot capture.
+    #[error("process capture is unavailable on this host: {reason}")]
+    Unsupported {
+        /// Why.
+        reason: &'static str,
+    },
+    /// The command could not be started.
+    #[error("{0}")]
+    Spawn(HostError),
+    /// A host operation needed to run the capture failed.
+    #[error("{0}")]
+    Host(HostError),
+    /// The private temporary root could not be created.
+    #[error("the private temporary directory could not be created: {0}")]
+    TemporaryRoot(std::io::Error),
+    /// An interrupt cancelled the run.
+    #[error("process capture was cancelled by {signal}; the launched command was killed and cleanup {}", if .cleanup.verified { "verified that no owned process remains" } else { "could not verify every owned process" })]
+    Cancelled {
+        /// The interrupting signal.
+        signal: &'static str,
+        /// What cleanup did.
+        cleanup: CleanupReport,
+        /// Entries examined by an interrupted snapshot, if one was running.
+        partial_observation: Option<Value>,
+    },
+    /// Owned processes could not all be verified gone.
+    #[error("owned-process cleanup is incomplete: {}", describe_unresolved(&.report.unresolved))]
+    CleanupIncomplete {
+        /// What cleanup did.
+        report: CleanupReport,
+    },
+    /// A filesystem snapshot failed without an OS error code.
+    #[error("{0}")]
+    Snapshot(SnapshotError),
+}
+
+fn describe_unresolved(list: &[(u32, String)]) -> String {
+    if list.is_empty() {
+        return "owned processes were still alive after every cleanup round".into();
+    }
+    list.iter().map(|(pid, r)| format!("PID {pid}: {r}")).collect::<Vec<_>>().join("; ")
+}
+
+impl UserError for CaptureError {
+    fn category(&self) -> Category {
+        match self {
+            CaptureError::Unsupported { .. } => Category::UnsupportedProvider,
+            CaptureError::Spawn(e) => e.category(),
+            CaptureError::Host(_) | CaptureError::TemporaryRoot(_) | CaptureError::Snapshot(_) => {
+                Category::ExecutionFailure
+            }
+            CaptureError::Cancelled { .. } => Category::Cancelled,
+            CaptureError::CleanupIncomplete { .. } => Category::ExecutionFailure,
+        }
+    }
+    fn code(&self) -> &'static str {
+        match self {
+            CaptureError::Unsupported { .. } => "capture_unsupported",
+            CaptureError::Spawn(_) => "spawn_failed",
+            CaptureError::Host(_) | CaptureError::TemporaryRoot(_) | CaptureError::Snapshot(_) => {
+                "process_capture_failed"
+            }
+            CaptureError::Cancelled { .. } => "cancelled",
+            CaptureError::CleanupIncomplete { .. } => "cleanup_incomplete",
+        }
+    }
+    fn remediation(&self) -> String {
+        match self {
+            CaptureError::Unsupported { .. } => "Capture on Linux or macOS; comparing existing captures works here.".into(),
+            CaptureError::Spawn(e) => e.remediation(),
+            CaptureError::Cancelled { .. } => "Start the capture again when ready.".into(),
+            CaptureError::CleanupIncomplete { .. } => "Inspect the listed processes (they were left untouched because their ownership could not be proven), stop them if they are yours, then run `rea doctor` and capture again.".into(),
+            _ => "Run `rea doctor`, then try again.".into(),
+        }
+    }
+    fn retryable(&self) -> bool {
+        matches!(self, CaptureError::Cancelled { .. })
+    }
+    fn details(&self) -> Option<Value> {
+        match self {
+            CaptureError::Cancelled { signal, cleanup, partial_observation } => Some(json!({
+                "operation": "process_capture",
+                "signal": signal,
+                "cleanup": if cleanup.verified { "complete" } else { "incomplete" },
+                "cleanup_report": cleanup,
+                "partial_observation": partial_observation,
+            })),
+            CaptureError::CleanupIncomplete { report } => Some(json!({
+                "operation": "process_capture",
+                "cleanup": "incomplete",
+                "cleanup_report": report,
+            })),
+            CaptureError::Spawn(HostError::Spawn { program, .. }) => Some(json!({
+                "operation": "process_capture",
+                "executable": program.display().to_string(),
+            })),
+            CaptureError::Snapshot(e) => Some(json!({
+                "operation": "process_capture",
+                "partial_observation": snapshot_json(e.partial()),
+            })),
+            _ => Some(json!({ "operation": "process_capture" })),
+        }
+    }
+}
+
+fn snapshot_json(s: &Snapshot) -> Value {
+    json!({ "files": s.files, "truncation": s.truncation })
+}
+
+/// Runs a capture to completion on the current thread.
+pub fn capture(host: &Host, request: CaptureRequest, sink: Arc<dyn ProgressSink>) -> Result<Evidence, CaptureError> {
+    async_io::block_on(capture_async(host, request, sink))
+}
+
+/// Builds the child's environment: the host environment, the scenario's
+/// overrides, `TERM=xterm-256color` unless the scenario sets `TERM`,
+/// inherited `COLUMNS`/`LINES` removed (the PTY size is the truth), and the
+/// run token last.
+pub fn child_environment(
+    host_environment: &[(OsString, OsString)],
+    overrides: &std::collections::BTreeMap<String, String>,
+    token: &RunToken,
+) -> Vec<(OsString, OsString)> {
+    let mut env: Vec<(OsString, OsString)> = host_environment
+        .iter()
+        .filter(|(k, _)| {
+            let k = k.to_string_lossy();
+            !matches!(k.as_ref(), "COLUMNS" | "LINES" | RUN_TOKEN_VARIABLE) && !overrides.contains_key(k.as_ref())
+        })
+        .cloned()
+        .collect();
+    env.extend(overrides.iter().map(|(k, v)| (OsString::from(k), OsString::from(v))));
+    if !overrides.contains_key("TERM") {
+        env.retain(|(k, _)| k != "TERM");
+        env.push(("TERM".into(), "xterm-256color".into()));
+    }
+    env.push((RUN_TOKEN_VARIABLE.into(), token.as_str().into()));
+    env
+}
+
+/// Final states for the terminal progress line.
+struct FinalStates {
+    disposition: &'static str,
+    owned_process_group: &'static str,
+    temporary_root: &'static str,
+}
+
+impl FinalStates {
+    fn text(&self) -> String {
+        format!(
+            "disposition={} owned_process_group={} terminal_renderer=not_required temporary_root={}",
+            self.disposition, self.owned_process_group, self.temporary_root
+        )
+    }
+}
+
+/// Runs a blocking snapshot while watching for interrupts.
+async fn snapshot_or_interrupt(
+    host: &Host,
+    interrupts: &mut Interrupts,
+    roots: Vec<std::path::PathBuf>,
+    limits: crate::scenario::Limits,
+) -> (Result<Snapshot, SnapshotError>, Option<&'static str>) {
+    enum First {
+        Done(Result<Snapshot, SnapshotError>),
+        Interrupted(&'static str),
+    }
+    let cancel = Arc::new(AtomicBool::new(false));
+    let (probe, flag) = (Arc::clone(&host.fs), Arc::clone(&cancel));
+    let mut task =
+        blocking::unblock(move || crate::fs::snapshot(&*probe, &roots, &limits, &move || flag.load(Ordering::Relaxed)));
+    let first = futures_lite::future::or(async { First::Done((&mut task).await) }, async {
+        match interrupts.next().await {
+            Some(signal) => First::Interrupted(signal),
+            None => futures_lite::future::pending().await,
+        }
+    })
+    .await;
+    match first {
+        First::Done(result) => (result, None),
+        First::Interrupted(signal) => {
+            cancel.store(true, Ordering::Relaxed);
+            (task.await, Some(signal))
+        }
+    }
+}
+
+/// Settles: observes the run's processes until two consecutive observations
+/// find none, or `settle_ms` has passed (at least two observations are always
+/// taken, so a group that is already quiet is reported `quiesced`).
+async fn settle(
+    host: &Host,
+    run: &RunOwnership,
+    groups: &BTreeSet<u32>,
+    settle_ms: u64,
+    interrupts: &mut Interrupts,
+) -> Result<(&'static str, u64), &'static str> {
+    let start = Instant::now();
+    let mut empty_streak = 0;
+    let mut observations = 0u32;
+    loop {
+        let (h, r, g) = (host.clone(), run.clone(), groups.clone());
+        let observation = blocking::unblock(move || owned::observe(&h, &r, &g)).await;
+        observations += 1;
+        match observation {
+            GroupObservation::Unverifiable(_) => return Ok(("unverifiable", elapsed_ms(start))),
+            GroupObservation::Empty => empty_streak += 1,
+            GroupObservation::Alive(_) => empty_streak = 0,
+        }
+        if empty_streak >= 2 {
+            return Ok(("quiesced", elapsed_ms(start)));
+        }
+        let deadline_passed = elapsed_ms(start) >= settle_ms;
+        if deadline_passed && observations >= 2 {
+            return Ok(("alive_at_deadline", elapsed_ms(start)));
+        }
+        let wait = if deadline_passed {
+            Duration::ZERO
+        } else {
+            SETTLE_INTERVAL.min(Duration::from_millis(settle_ms - elapsed_ms(start)))
+        };
+        let interrupted = futures_lite::future::or(
+            async {
+                async_io::Timer::after(wait).await;
+                None
+            },
+            async { interrupts.next().await.or(futures_lite::future::pending().await) },
+        )
+        .await;
+        if let Some(signal) = interrupted {
+            return Err(signal);
+        }
+    }
+}
+
+fn elapsed_ms(since: Instant) -> u64 {
+    since.elapsed().as_millis() as u64
+}
+
+async fn run_cleanup(host: &Host, run: &RunOwnership, groups: &BTreeSet<u32>) -> CleanupReport {
+    let (h, r, g) = (host.clone(), run.clone(), groups.clone());
+    blocking::unblock(move || owned::cleanup(&h, &r, &g)).await
+}
+
+/// The capture lifecycle.
+pub async fn capture_async(
+    host: &Host,
+    request: CaptureRequest,
+    sink: Arc<dyn ProgressSink>,
+) -> Result<Evidence, CaptureError> {
+    let clock = Instant::now();
+    let mut progress = ProgressReporter::new(sink, clock);
+    let fail =
+        |progress: ProgressReporter, counts: Counts, states: FinalStates| progress.finish(counts, &states.text());
+    progress.update(Phase::Prepare, Counts::default());
+    if let CaptureSupport::Unavailable { reason } = host.capture {
+        fail(
+            progress,
+            Counts::default(),
+            FinalStates { disposition: "failed", owned_process_group: "not_started", temporary_root: "not_created" },
+        );
+        return Err(CaptureError::Unsupported { reason });
+    }
+    let mut interrupts = match (host.interrupts)() {
+        Ok(i) => i,
+        Err(e) => {
+            fail(
+                progress,
+                Counts::default(),
+                FinalStates {
+                    disposition: "failed",
+                    owned_process_group: "not_started",
+                    temporary_root: "not_created",
+                },
+            );
+            return Err(CaptureError::Host(e));
+        }
+    };
+    let resolved = &request.resolved;
+    let scenario = &resolved.scenario;
+    let limits = scenario.limits;
+
+    let (before, interrupted) =
+        snapshot_or_interrupt(host, &mut interrupts, resolved.observation_paths.clone(), limits).await;
+    if let Some(signal) = interrupted {
+        fail(
+            progress,
+            Counts::default(),
+            FinalStates { disposition: "cancelled", owned_process_group: "not_started", temporary_root: "not_created" },
+        );
+        return Err(CaptureError::Cancelled {
+            signal,
+            cleanup: CleanupReport { verified: true, ..CleanupReport::default() },
+            partial_observation: before.as_ref().err().map(|e| snapshot_json(e.partial())),
+        });
+    }
+    let before = match before {
+        Ok(s) => s,
+        Err(e) => {
+            fail(
+                progress,
+                Counts::default(),
+                FinalStates {
+                    disposition: "failed",
+                    owned_process_group: "not_started",
+                    temporary_root: "not_created",
+                },
+            );
+            return Err(CaptureError::Snapshot(e));
+        }
+    };
+
+    let token = RunToken::generate().map_err(CaptureError::Host)?;
+    let temp = match tempfile::Builder::new().prefix("rea-process-").tempdir() {
+        Ok(t) => t,
+        Err(e) => {
+            fail(
+                progress,
+                Counts::default(),
+                FinalStates { disposition: "failed", owned_process_group: "not_started", temporary_root: "failed" },
+            );
+            return Err(CaptureError::TemporaryRoot(e));
+        }
+    };
+    let spec = SpawnSpec {
+        program: resolved.executable_path.clone(),
+        argv0: resolved.argv0.clone(),
+        args: scenario.arguments.clone(),
+        working_directory: resolved.working_directory.clone(),
+        environment: child_environment(&request.host_environment, &scenario.environment, &token),
+        size: TermSize { columns: scenario.terminal.columns, rows: scenario.terminal.rows },
+    };
+    let started_at = crate::evidence::now_iso8601();
+    let launch = Instant::now();
+    let mut process = match host.pty.spawn(&spec) {
+        Ok(p) => p,
+        Err(e) => {
+            let removed = temp.close().is_ok();
+            fail(
+                progress,
+                Counts::default(),
+                FinalStates {
+                    disposition: "failed",
+                    owned_process_group: "not_started",
+                    temporary_root: if removed { "cleaned" } else { "failed" },
+                },
+            );
+            return Err(CaptureError::Spawn(e));
+        }
+    };
+    let root = process.identity();
+    let run = RunOwnership { token, root, session: root.pid };
+    let sampler = sampler::Sampler::start(Arc::clone(&host.inspector), root, launch, limits.processes);
+    let temp_path = temp.path().to_str().map(str::to_owned);
+    let host_values = HostValues {
+        temporary_root: temp_path.clone(),
+        working_directory: Some(resolved.working_directory_str().to_owned()),
+        executable: Some(resolved.executable_str().to_owned()),
+        roots: resolved.observation_path_strs().into_iter().map(str::to_owned).collect(),
+        pid: Some(root.pid.0),
+    };
+    let normalizer = Normalizer::new(&scenario.normalization, &host_values);
+    let input_normalizer = Normalizer::new(
+        &scenario.normalization,
+        &HostValues { temporary_root: None, pid: None, ..host_values.clone() },
+    );
+    let reader = process.take_output();
+    let writer = process.take_input();
+    let (Some(reader), Some(writer)) = (reader, writer) else {
+        return Err(CaptureError::Host(HostError::Io {
+            op: "open the terminal streams",
+            source: std::io::Error::other("the backend handed out no terminal stream"),
+        }));
+    };
+    let exit_future = process.wait();
+    let sample_count = || sampler.count();
+    let recorder = TerminalRecorder::new(
+        normalizer.clone(),
+        limits.output_bytes,
+        limits.frames,
+        scenario.normalization.time_bucket_ms,
+    );
+    let mut running = Running {
+        host,
+        scenario,
+        run: &run,
+        launch,
+        process: &mut process,
+        reader,
+        writer,
+        exit_future,
+        interrupts: &mut interrupts,
+        decoder: Utf8Stream::default(),
+        recorder,
+        input_normalizer,
+        interactions: Vec::new(),
+        journal: Vec::new(),
+        progress: &mut progress,
+        sample_count: &sample_count,
+        output_open: true,
+        interrupts_open: true,
+    };
+    let outcome = running.run().await;
+    let Running { decoder, recorder, interactions, journal, .. } = running;
+    let counts = Counts {
+        frames: recorder.frame_count() as u64,
+        samples: sampler.count(),
+        interactions: interactions.len() as u64,
+    };
+
+    if let Some(signal) = outcome.cancelled {
+        let groups = sampler.stop().groups;
+        progress.update(Phase::Cleanup, counts);
+        let report = run_cleanup(host, &run, &groups).await;
+        process.close_terminal();
+        let removed = temp.close().is_ok();
+        fail(
+            progress,
+            counts,
+            FinalStates {
+                disposition: "cancelled",
+                owned_process_group: if report.verified { "cleaned" } else { "failed" },
+                temporary_root: if removed { "cleaned" } else { "failed" },
+            },
+        );
+        return Err(CaptureError::Cancelled { signal, cleanup: report, partial_observation: None });
+    }
+
+    progress.update(Phase::Settling, counts);
+    let groups_so_far = sampler.groups();
+    let settled = settle(host, &run, &groups_so_far, scenario.settle_ms, &mut interrupts).await;
+    let settled_at = Instant::now();
+    let sampled = sampler.stop();
+    let (settle_state, settle_elapsed) = match settled {
+        Ok(s) => s,
+        Err(signal) => {
+            progress.update(Phase::Cleanup, counts);
+            let report = run_cleanup(host, &run, &sampled.groups).await;
+            process.close_terminal();
+            let removed = temp.close().is_ok();
+            fail(
+                progress,
+                counts,
+                FinalStates {
+                    disposition: "cancelled",
+                    owned_process_group: if report.verified { "cleaned" } else { "failed" },
+                    temporary_root: if removed { "cleaned" } else { "failed" },
+                },
+            );
+            return Err(CaptureError::Cancelled { signal, cleanup: report, partial_observation: None });
+        }
+    };
+
+    let (after, interrupted) =
+        snapshot_or_interrupt(host, &mut interrupts, resolved.observation_paths.clone(), limits).await;
+    progress.update(Phase::Cleanup, counts);
+    let report = run_cleanup(host, &run, &sampled.groups).await;
+    process.close_terminal();
+    let temp_removed = temp.close().is_ok();
+    let disposition = if interrupted.is_some() { "cancelled" } else { outcome.reason };
+    let states = FinalStates {
+        disposition: if report.verified { disposition } else { "failed" },
+        owned_process_group: if report.verified { "cleaned" } else { "failed" },
+        temporary_root: if temp_removed { "cleaned" } else { "failed" },
+    };
+    if let Some(signal) = interrupted {
+        fail(progress, counts, states);
+        return Err(CaptureError::Cancelled {
+            signal,
+            cleanup: report,
+            partial_observation: after.as_ref().err().map(|e| snapshot_json(e.partial())),
+        });
+    }
+    if !report.verified {
+        fail(progress, counts, states);
+        return Err(CaptureError::CleanupIncomplete { report });
+    }
+    let after = match after {
+        Ok(s) => s,
+        Err(e) => {
+            fail(progress, counts, states);
+            return Err(CaptureError::Snapshot(e));
+        }
+    };
+    let record = assemble::Assembly {
+        request: &request,
+        build: request.build,
+        pty_backend: host.pty.name(),
+        signal_mechanism: host.verifier.mechanism(),
+        started_at,
+        root_pid: root.pid.0,
+        normalizer: &normalizer,
+        decoder_invalid_bytes: decoder.invalid_bytes(),
+        recorder,
+        interactions,
+        journal,
+        outcome,
+        settlement: (settle_state, settle_elapsed),
+        sampled,
+        before,
+        after,
+        cleanup: report,
+        temporary_root_removed: temp_removed,
+        settled_at,
+    }
+    .assemble();
+    let evidence = match record {
+        Ok(e) => e,
+        Err(e) => {
+            fail(progress, counts, states);
+            return Err(CaptureError::Host(HostError::Io {
+                op: "serialize the capture",
+                source: std::io::Error::other(e),
+            }));
+        }
+    };
+    fail(progress, counts, states);
+    Ok(evidence)
+}

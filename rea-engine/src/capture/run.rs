@@ -1,0 +1,552 @@
+//! The event loop of a running capture: terminal output, scheduled
+//! interactions, deadlines, finalization, exit and cancellation.
+//!
+//! One task polls every source in a single pass (interrupts, terminal output,
+//! the launched process's exit, a pending input write, a pending signal
+//! delivery, the timer) and handles all that are ready, so a chatty program
+//! cannot starve the deadlines.
+
+use std::future::Future;
+use std::io;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+use futures_lite::{AsyncRead, AsyncWrite, future};
+
+use super::normalize::Normalizer;
+use super::owned::{Delivery, RunOwnership, deliver_bounded};
+use super::progress::{Counts, Phase, ProgressReporter};
+use super::terminal::{TerminalRecorder, Utf8Stream};
+use crate::evidence::{InteractionEvent, SignalReceipt};
+use crate::host::{BoxFuture, ExitStatus, Host, HostError, Interrupts, PtyProcess, TermSize};
+use crate::scenario::{Event, Scenario, SignalName, redacted_input};
+
+const READ_BUFFER: usize = 64 * 1024;
+/// How long to wait for an exit after a delivered `SIGKILL` before giving up.
+const KILL_WAIT: Duration = Duration::from_secs(10);
+/// Heartbeat of progress lines while nothing else happens.
+const HEARTBEAT: Duration = Duration::from_millis(1000);
+
+/// The observed end of the running phase.
+#[derive(Debug)]
+pub(super) struct RunOutcome {
+    /// `exited`, `timeout` or `idle_timeout`.
+    pub reason: &'static str,
+    /// The exit, if observed, and when.
+    pub exit: Option<(ExitStatus, Instant)>,
+    /// Finalization record, when attempted.
+    pub finalization: Option<FinalizationOutcome>,
+    /// Set when an interrupt cancelled the run.
+    pub cancelled: Option<&'static str>,
+    /// Why the exit was not observed, when it was not.
+    pub exit_unobserved: Option<String>,
+}
+
+/// What happened during finalization.
+#[derive(Debug, Clone)]
+pub(super) struct FinalizationOutcome {
+    /// The scenario's `finalization_ms`.
+    pub requested_ms: u64,
+    /// Exit observation time relative to the start of finalization.
+    pub elapsed_ms: Option<u64>,
+    /// Each attempt.
+    pub signals: Vec<SignalReceipt>,
+}
+
+/// Journal collections.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Collection {
+    /// `frames`.
+    Frames,
+    /// `interaction_events`.
+    Interactions,
+    /// `lifecycle` (0 exit, 1 settlement).
+    Lifecycle,
+}
+
+struct PendingInput {
+    bytes: Vec<u8>,
+    written: usize,
+    event: InteractionEvent,
+}
+
+type DeliveryTask<'a> = Pin<Box<dyn Future<Output = Delivery> + Send + 'a>>;
+
+struct PendingSignal<'a> {
+    task: DeliveryTask<'a>,
+    event: InteractionEvent,
+}
+
+struct Finalizing<'a> {
+    start: Instant,
+    requested_ms: u64,
+    kill_at: Instant,
+    term: Option<(u64, DeliveryTask<'a>)>,
+    kill: Option<(u64, DeliveryTask<'a>)>,
+    kill_requested: bool,
+    receipts: Vec<(usize, SignalReceipt)>,
+    elapsed_ms: Option<u64>,
+}
+
+/// The running phase's state.
+pub(super) struct Running<'a> {
+    pub(crate) host: &'a Host,
+    pub(crate) scenario: &'a Scenario,
+    pub(crate) run: &'a RunOwnership,
+    pub(crate) launch: Instant,
+    pub(crate) process: &'a mut Box<dyn PtyProcess>,
+    pub(crate) reader: Box<dyn AsyncRead + Send + Unpin>,
+    pub(crate) writer: Box<dyn AsyncWrite + Send + Unpin>,
+    pub(crate) exit_future: BoxFuture<'static, Result<ExitStatus, HostError>>,
+    pub(crate) interrupts: &'a mut Interrupts,
+    pub(crate) decoder: Utf8Stream,
+    pub(crate) recorder: TerminalRecorder,
+    pub(crate) input_normalizer: Normalizer,
+    pub(crate) interactions: Vec<InteractionEvent>,
+    pub(crate) journal: Vec<(Instant, Collection, usize)>,
+    pub(crate) progress: &'a mut ProgressReporter,
+    pub(crate) sample_count: &'a dyn Fn() -> u64,
+    pub(crate) output_open: bool,
+    pub(crate) interrupts_open: bool,
+}
+
+#[derive(Default)]
+struct Wakes {
+    interrupt: Option<Option<&'static str>>,
+    read: Option<io::Result<usize>>,
+    exited: Option<Result<ExitStatus, HostError>>,
+    wrote: Option<io::Result<usize>>,
+    signal_done: Option<Delivery>,
+    term_done: Option<Delivery>,
+    kill_done: Option<Delivery>,
+    timer: bool,
+}
+
+impl Wakes {
+    fn any(&self) -> bool {
+        self.interrupt.is_some()
+            || self.read.is_some()
+            || self.exited.is_some()
+            || self.wrote.is_some()
+            || self.signal_done.is_some()
+            || self.term_done.is_some()
+            || self.kill_done.is_some()
+            || self.timer
+    }
+}
+
+fn ms_between(later: Instant, earlier: Instant) -> u64 {
+    later.saturating_duration_since(earlier).as_millis() as u64
+}
+
+fn add_ms(at: Instant, ms: u64) -> Option<Instant> {
+    at.checked_add(Duration::from_millis(ms))
+}
+
+impl<'a> Running<'a> {
+    fn counts(&self) -> Counts {
+        Counts {
+            frames: self.recorder.frame_count() as u64,
+            samples: (self.sample_count)(),
+            interactions: self.interactions.len() as u64,
+        }
+    }
+
+    fn record_interaction(&mut self, mut event: InteractionEvent) {
+        event.sequence = self.interactions.len() as u64;
+        self.journal.push((Instant::now(), Collection::Interactions, self.interactions.len()));
+        self.interactions.push(event);
+    }
+
+    fn handle_text(&mut self, text: &str, now: Instant) {
+        if let Some(index) = self.recorder.offer(text, ms_between(now, self.launch)) {
+            self.journal.push((now, Collection::Frames, index));
+        }
+    }
+
+    fn handle_bytes(&mut self, bytes: &[u8], now: Instant) {
+        let text = self.decoder.decode(bytes);
+        self.handle_text(&text, now);
+    }
+
+    /// Reads everything the terminal holds right now without waiting.
+    async fn drain(&mut self, buf: &mut [u8]) {
+        while self.output_open {
+            match future::poll_once(futures_lite::AsyncReadExt::read(&mut self.reader, buf)).await {
+                Some(Ok(0)) | Some(Err(_)) => self.output_open = false,
+                Some(Ok(n)) => {
+                    let now = Instant::now();
+                    self.handle_bytes(&buf[..n], now);
+                }
+                None => break,
+            }
+        }
+    }
+
+    fn event_data(&self, event: &Event) -> (String, &'static str) {
+        match event {
+            Event::Input { data, sensitive: true, .. } => (redacted_input(data.len()), "input"),
+            Event::Input { data, .. } => match self.input_normalizer.normalize(data, u64::MAX) {
+                super::normalize::Normalized::Text(t) => (t, "input"),
+                super::normalize::Normalized::OverBudget(_) => (data.clone(), "input"),
+            },
+            Event::Resize { columns, rows, .. } => (format!("{columns}x{rows}"), "resize"),
+            Event::Signal { signal, .. } => (signal.as_str().to_owned(), "signal"),
+        }
+    }
+
+    fn undelivered(&self, event: &Event, at: u64) -> InteractionEvent {
+        let data = match event {
+            Event::Input { .. } => "<not-dispatched>".to_owned(),
+            other => self.event_data(other).0,
+        };
+        InteractionEvent {
+            sequence: 0,
+            scheduled_at_ms: event.at_ms(),
+            dispatched_at_ms: at,
+            kind: event.kind().to_owned(),
+            data,
+            outcome: "target_exited".into(),
+            reason: None,
+        }
+    }
+
+    /// Runs until the launched process exits, a deadline's escalation gives
+    /// up, or an interrupt cancels the run.
+    pub(super) async fn run(&mut self) -> RunOutcome {
+        let s = self.scenario;
+        let host = self.host;
+        let run = self.run;
+        let timeout_at = add_ms(self.launch, s.timeout_ms);
+        let mut last_output = self.launch;
+        let mut next_event = 0usize;
+        let mut pending_input: Option<PendingInput> = None;
+        let mut pending_signal: Option<PendingSignal<'_>> = None;
+        let mut reason: Option<&'static str> = None;
+        let mut kill_sent_at: Option<Instant> = None;
+        let mut plain_kill: Option<DeliveryTask<'_>> = None;
+        let mut finalizing: Option<Finalizing<'_>> = None;
+        let mut exit: Option<(ExitStatus, Instant)> = None;
+        let mut exit_unobserved: Option<String> = None;
+        let mut last_heartbeat = Instant::now();
+        let mut timer = async_io::Timer::never();
+        let mut buf = vec![0u8; READ_BUFFER];
+
+        loop {
+            let now = Instant::now();
+            // Dispatch due events, one at a time, in scenario order.
+            while pending_input.is_none() && pending_signal.is_none() && next_event < s.events.len() {
+                let event = &s.events[next_event];
+                let Some(due) = add_ms(self.launch, event.at_ms()) else { break };
+                if now < due {
+                    break;
+                }
+                next_event += 1;
+                let (data, kind) = self.event_data(event);
+                let record = InteractionEvent {
+                    sequence: 0,
+                    scheduled_at_ms: event.at_ms(),
+                    dispatched_at_ms: ms_between(now, self.launch),
+                    kind: kind.to_owned(),
+                    data,
+                    outcome: "dispatched".into(),
+                    reason: None,
+                };
+                match event {
+                    Event::Input { data, .. } => {
+                        pending_input =
+                            Some(PendingInput { bytes: data.as_bytes().to_vec(), written: 0, event: record });
+                    }
+                    Event::Resize { columns, rows, .. } => {
+                        let mut record = record;
+                        if let Err(e) = self.process.resize(TermSize { columns: *columns, rows: *rows }) {
+                            record.outcome = "failed".into();
+                            record.reason = Some(e.to_string());
+                        }
+                        self.record_interaction(record);
+                    }
+                    Event::Signal { signal, .. } => {
+                        pending_signal =
+                            Some(PendingSignal { task: Box::pin(deliver_bounded(host, run, *signal)), event: record });
+                    }
+                }
+            }
+            if pending_input.as_ref().is_some_and(|p| p.written >= p.bytes.len()) {
+                let done = pending_input.take().map(|p| p.event);
+                if let Some(e) = done {
+                    self.record_interaction(e);
+                }
+                continue;
+            }
+
+            // Deadlines.
+            if reason.is_none() {
+                let idle_at = add_ms(last_output, s.idle_timeout_ms);
+                let fired = if timeout_at.is_some_and(|t| now >= t) {
+                    Some("timeout")
+                } else if idle_at.is_some_and(|t| now >= t) {
+                    Some("idle_timeout")
+                } else {
+                    None
+                };
+                if let Some(r) = fired {
+                    reason = Some(r);
+                    if s.finalization_ms == 0 {
+                        kill_sent_at = Some(now);
+                        plain_kill = Some(Box::pin(deliver_bounded(host, run, SignalName::SIGKILL)));
+                    } else {
+                        finalizing = Some(Finalizing {
+                            start: now,
+                            requested_ms: s.finalization_ms,
+                            kill_at: add_ms(now, s.finalization_ms).unwrap_or(now),
+                            term: Some((0, Box::pin(deliver_bounded(host, run, SignalName::SIGTERM)))),
+                            kill: None,
+                            kill_requested: false,
+                            receipts: Vec::new(),
+                            elapsed_ms: None,
+                        });
+                    }
+                }
+            }
+            if let Some(f) = finalizing.as_mut() {
+                if !f.kill_requested && now >= f.kill_at {
+                    // Not sequenced after the SIGTERM result: independent deliveries.
+                    f.kill_requested = true;
+                    f.kill =
+                        Some((ms_between(now, f.start), Box::pin(deliver_bounded(host, run, SignalName::SIGKILL))));
+                    kill_sent_at = Some(now);
+                }
+            }
+            if kill_sent_at.is_some_and(|k| now >= k + KILL_WAIT) && exit.is_none() {
+                exit_unobserved =
+                    Some(format!("the launched process did not exit within {} s of SIGKILL", KILL_WAIT.as_secs()));
+                break;
+            }
+
+            // Next timer.
+            let mut next = vec![last_heartbeat + HEARTBEAT];
+            if pending_input.is_none() && pending_signal.is_none() {
+                if let Some(e) = s.events.get(next_event) {
+                    next.extend(add_ms(self.launch, e.at_ms()));
+                }
+            }
+            if reason.is_none() {
+                next.extend(timeout_at);
+                next.extend(add_ms(last_output, s.idle_timeout_ms));
+            }
+            if let Some(f) = &finalizing {
+                if !f.kill_requested {
+                    next.push(f.kill_at);
+                }
+            }
+            if let Some(k) = kill_sent_at {
+                next.push(k + KILL_WAIT);
+            }
+            if let Some(at) = next.into_iter().min() {
+                timer.set_at(at);
+            }
+
+            let output_open = self.output_open;
+            let interrupts_open = self.interrupts_open;
+            let wakes = future::poll_fn(|cx: &mut Context<'_>| {
+                let mut w = Wakes::default();
+                if interrupts_open {
+                    if let Poll::Ready(i) = self.interrupts.poll_next(cx) {
+                        w.interrupt = Some(i);
+                    }
+                }
+                if output_open {
+                    if let Poll::Ready(r) = Pin::new(&mut self.reader).poll_read(cx, &mut buf) {
+                        w.read = Some(r);
+                    }
+                }
+                if let Poll::Ready(r) = self.exit_future.as_mut().poll(cx) {
+                    w.exited = Some(r);
+                }
+                if let Some(p) = pending_input.as_mut() {
+                    if let Poll::Ready(r) = Pin::new(&mut self.writer).poll_write(cx, &p.bytes[p.written..]) {
+                        w.wrote = Some(r);
+                    }
+                }
+                if let Some(p) = pending_signal.as_mut() {
+                    if let Poll::Ready(d) = p.task.as_mut().poll(cx) {
+                        w.signal_done = Some(d);
+                    }
+                }
+                if let Some(f) = finalizing.as_mut() {
+                    if let Some((_, t)) = f.term.as_mut() {
+                        if let Poll::Ready(d) = t.as_mut().poll(cx) {
+                            w.term_done = Some(d);
+                        }
+                    }
+                    if let Some((_, t)) = f.kill.as_mut() {
+                        if let Poll::Ready(d) = t.as_mut().poll(cx) {
+                            w.kill_done = Some(d);
+                        }
+                    }
+                }
+                if let Some(t) = plain_kill.as_mut() {
+                    if let Poll::Ready(d) = t.as_mut().poll(cx) {
+                        w.kill_done = Some(d);
+                    }
+                }
+                if Pin::new(&mut timer).poll(cx).is_ready() {
+                    w.timer = true;
+                }
+                if w.any() { Poll::Ready(w) } else { Poll::Pending }
+            })
+            .await;
+            let now = Instant::now();
+
+            if let Some(None) = wakes.interrupt {
+                self.interrupts_open = false;
+            }
+            if let Some(Some(signal)) = wakes.interrupt {
+                // Cancellation is never delayed: SIGKILL at once, also during finalization.
+                let _ = deliver_bounded(host, run, SignalName::SIGKILL).await;
+                return RunOutcome {
+                    reason: reason.unwrap_or("exited"),
+                    exit,
+                    finalization: None,
+                    cancelled: Some(signal),
+                    exit_unobserved: None,
+                };
+            }
+            match wakes.read {
+                Some(Ok(0)) | Some(Err(_)) => self.output_open = false,
+                Some(Ok(n)) => {
+                    last_output = now;
+                    self.handle_bytes(&buf[..n], now);
+                }
+                None => {}
+            }
+            if let Some(r) = wakes.wrote {
+                if let Some(p) = pending_input.as_mut() {
+                    match r {
+                        Ok(n) => p.written += n,
+                        Err(e) => {
+                            let mut event = pending_input.take().map(|p| p.event).expect("pending input");
+                            event.outcome = "failed".into();
+                            event.reason = Some(format!("terminal write failed: {e}"));
+                            self.record_interaction(event);
+                        }
+                    }
+                }
+            }
+            if let Some(d) = wakes.signal_done {
+                if let Some(p) = pending_signal.take() {
+                    let mut event = p.event;
+                    match d {
+                        Delivery::Signaled => {}
+                        Delivery::Gone => event.outcome = "target_exited".into(),
+                        other => {
+                            event.outcome = "failed".into();
+                            event.reason = Some(match other.reason() {
+                                Some(r) => r,
+                                None => "the launched process's identity changed; it was not signalled".into(),
+                            });
+                        }
+                    }
+                    self.record_interaction(event);
+                }
+            }
+            if let Some(f) = finalizing.as_mut() {
+                if let Some(d) = wakes.term_done {
+                    if let Some((at, _)) = f.term.take() {
+                        f.receipts.push((0, receipt("SIGTERM", at, &d)));
+                    }
+                }
+                if let Some(d) = wakes.kill_done.clone() {
+                    if let Some((at, _)) = f.kill.take() {
+                        f.receipts.push((1, receipt("SIGKILL", at, &d)));
+                        if !matches!(d, Delivery::Signaled | Delivery::Gone) && exit.is_none() {
+                            exit_unobserved = Some(format!("SIGKILL could not be delivered ({})", d.as_str()));
+                        }
+                    }
+                }
+            } else if let Some(d) = wakes.kill_done {
+                plain_kill = None;
+                if !matches!(d, Delivery::Signaled | Delivery::Gone) && exit.is_none() {
+                    exit_unobserved = Some(format!(
+                        "the deadline's SIGKILL could not be delivered ({}{})",
+                        d.as_str(),
+                        d.reason().map(|r| format!(": {r}")).unwrap_or_default()
+                    ));
+                }
+            }
+            if let Some(result) = wakes.exited {
+                match result {
+                    Ok(status) => {
+                        // Report the exit only after the output is drained.
+                        self.drain(&mut buf).await;
+                        exit = Some((status, Instant::now()));
+                        if let Some(f) = finalizing.as_mut() {
+                            f.elapsed_ms = Some(ms_between(now, f.start));
+                        }
+                    }
+                    Err(e) => exit_unobserved = Some(format!("waiting for the exit failed: {e}")),
+                }
+            }
+            if exit.is_some() || exit_unobserved.is_some() {
+                break;
+            }
+            if now >= last_heartbeat + HEARTBEAT {
+                last_heartbeat = now;
+            }
+            self.progress.update(Phase::Running, self.counts());
+        }
+
+        // Let in-flight finalization deliveries finish (each is bounded).
+        if let Some(f) = finalizing.as_mut() {
+            if let Some((at, t)) = f.term.take() {
+                let d = t.await;
+                f.receipts.push((0, receipt("SIGTERM", at, &d)));
+            }
+            if let Some((at, t)) = f.kill.take() {
+                let d = t.await;
+                f.receipts.push((1, receipt("SIGKILL", at, &d)));
+            }
+        }
+        let tail = self.decoder.finish();
+        let end = exit.map_or_else(Instant::now, |(_, at)| at);
+        if !tail.is_empty() {
+            self.handle_text(&tail, end);
+        }
+        // Events not yet dispatched are recorded as undeliverable.
+        let at = ms_between(end, self.launch);
+        if let Some(p) = pending_input.take() {
+            let mut e = p.event;
+            e.outcome = "target_exited".into();
+            e.data = "<not-dispatched>".into();
+            self.record_interaction(e);
+        }
+        if let Some(p) = pending_signal.take() {
+            let d = p.task.await;
+            let mut e = p.event;
+            if !matches!(d, Delivery::Signaled) {
+                e.outcome = "target_exited".into();
+            }
+            self.record_interaction(e);
+        }
+        for event in &s.events[next_event..] {
+            let record = self.undelivered(event, at);
+            self.record_interaction(record);
+        }
+        self.journal.push((end, Collection::Lifecycle, 0));
+
+        let finalization = finalizing.map(|mut f| {
+            f.receipts.sort_by_key(|(order, _)| *order);
+            FinalizationOutcome {
+                requested_ms: f.requested_ms,
+                elapsed_ms: f.elapsed_ms,
+                signals: f.receipts.into_iter().map(|(_, r)| r).collect(),
+            }
+        });
+        RunOutcome { reason: reason.unwrap_or("exited"), exit, finalization, cancelled: None, exit_unobserved }
+    }
+}
+
+fn receipt(signal: &str, sent_at_ms: u64, d: &Delivery) -> SignalReceipt {
+    SignalReceipt { signal: signal.into(), sent_at_ms, delivery: d.as_str().into(), reason: d.reason() }
+}

@@ -1,0 +1,246 @@
+//! Terminal output: streaming UTF-8 decoding and frame admission.
+//!
+//! PTY bytes are decoded as one UTF-8 stream: a sequence split across reads
+//! is carried to the next read, and each invalid byte sequence becomes one
+//! U+FFFD (the "maximal subpart" rule of `String::from_utf8_lossy`). Invalid
+//! bytes are never dropped silently: they are counted in
+//! `truncation_details.raw_terminal.invalid_utf8_bytes`.
+//!
+//! Admission keeps each chunk whole or omits it whole. A chunk is retained
+//! when the frame count is below `limits.frames`, its original text fits the
+//! remaining original-text budget, and its normalized text fits the remaining
+//! normalized-text budget (both `limits.output_bytes`). A later, smaller chunk
+//! can still fit after an omission.
+
+use super::normalize::{Normalized, Normalizer};
+use crate::evidence::{Frame, NormalizedTerminalTruncation, RawTerminalTruncation};
+
+/// Decodes a byte stream as UTF-8 across chunk boundaries.
+#[derive(Debug, Default)]
+pub struct Utf8Stream {
+    pending: Vec<u8>,
+    invalid_bytes: u64,
+}
+
+impl Utf8Stream {
+    /// Decodes `bytes`, keeping an incomplete trailing sequence for later.
+    pub fn decode(&mut self, bytes: &[u8]) -> String {
+        let mut input = std::mem::take(&mut self.pending);
+        input.extend_from_slice(bytes);
+        let mut out = String::with_capacity(input.len());
+        let mut rest: &[u8] = &input;
+        loop {
+            match std::str::from_utf8(rest) {
+                Ok(s) => {
+                    out.push_str(s);
+                    break;
+                }
+                Err(e) => {
+                    let (valid, after) = rest.split_at(e.valid_up_to());
+                    // SAFETY-free: `valid` was just checked to be UTF-8.
+                    out.push_str(std::str::from_utf8(valid).unwrap_or_default());
+                    match e.error_len() {
+                        Some(n) => {
+                            out.push('\u{FFFD}');
+                            self.invalid_bytes += n as u64;
+                            rest = &after[n..];
+                        }
+                        None => {
+                            self.pending = after.to_vec();
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Ends the stream: an incomplete trailing sequence becomes U+FFFD.
+    pub fn finish(&mut self) -> String {
+        if self.pending.is_empty() {
+            return String::new();
+        }
+        self.invalid_bytes += self.pending.len() as u64;
+        self.pending.clear();
+        "\u{FFFD}".to_owned()
+    }
+
+    /// Invalid bytes seen so far.
+    pub fn invalid_bytes(&self) -> u64 {
+        self.invalid_bytes
+    }
+}
+
+/// Admits decoded chunks into frames within the budgets.
+#[derive(Debug)]
+pub struct TerminalRecorder {
+    normalizer: Normalizer,
+    time_bucket_ms: u64,
+    frames: Vec<Frame>,
+    raw: RawTerminalTruncation,
+    normalized: NormalizedTerminalTruncation,
+}
+
+impl TerminalRecorder {
+    /// A recorder with `limits.output_bytes` and `limits.frames`.
+    pub fn new(normalizer: Normalizer, output_bytes: u64, frame_limit: u64, time_bucket_ms: u64) -> TerminalRecorder {
+        TerminalRecorder {
+            normalizer,
+            time_bucket_ms: time_bucket_ms.max(1),
+            frames: Vec::new(),
+            raw: RawTerminalTruncation {
+                truncated: false,
+                budget_bytes: output_bytes,
+                frame_limit,
+                observed_bytes: 0,
+                retained_bytes: 0,
+                observed_chunks: 0,
+                retained_chunks: 0,
+                omitted_for_budget: 0,
+                omitted_for_normalized_budget: 0,
+                omitted_for_frame_limit: 0,
+                invalid_utf8_bytes: 0,
+            },
+            normalized: NormalizedTerminalTruncation {
+                truncated: false,
+                budget_bytes: output_bytes,
+                retained_bytes: 0,
+                omitted_frames: 0,
+                unknown_size_frames: 0,
+            },
+        }
+    }
+
+    /// Offers one decoded chunk observed `elapsed_ms` after launch; returns
+    /// the frame index when it was retained.
+    pub fn offer(&mut self, text: &str, elapsed_ms: u64) -> Option<usize> {
+        if text.is_empty() {
+            return None;
+        }
+        let len = text.len() as u64;
+        self.raw.observed_chunks += 1;
+        self.raw.observed_bytes += len;
+        if self.frames.len() as u64 >= self.raw.frame_limit {
+            self.raw.omitted_for_frame_limit += 1;
+            self.raw.truncated = true;
+            return None;
+        }
+        if self.raw.retained_bytes + len > self.raw.budget_bytes {
+            self.raw.omitted_for_budget += 1;
+            self.raw.truncated = true;
+            return None;
+        }
+        let remaining = self.normalized.budget_bytes - self.normalized.retained_bytes;
+        let data = match self.normalizer.normalize(text, remaining) {
+            Normalized::Text(t) => t,
+            Normalized::OverBudget(size) => {
+                self.raw.omitted_for_normalized_budget += 1;
+                self.raw.truncated = true;
+                self.normalized.omitted_frames += 1;
+                if size.is_none() {
+                    self.normalized.unknown_size_frames += 1;
+                }
+                self.normalized.truncated = true;
+                return None;
+            }
+        };
+        self.raw.retained_bytes += len;
+        self.raw.retained_chunks += 1;
+        self.normalized.retained_bytes += data.len() as u64;
+        let raw_data = (data != text).then(|| text.to_owned());
+        let index = self.frames.len();
+        self.frames.push(Frame {
+            sequence: index as u64,
+            at_ms: elapsed_ms / self.time_bucket_ms * self.time_bucket_ms,
+            data,
+            raw_data,
+        });
+        Some(index)
+    }
+
+    /// Frames retained so far.
+    pub fn frame_count(&self) -> usize {
+        self.frames.len()
+    }
+
+    /// The frames and accounting.
+    pub fn finish(
+        mut self,
+        invalid_utf8_bytes: u64,
+    ) -> (Vec<Frame>, RawTerminalTruncation, NormalizedTerminalTruncation) {
+        self.raw.invalid_utf8_bytes = invalid_utf8_bytes;
+        (self.frames, self.raw, self.normalized)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::normalize::HostValues;
+    use super::*;
+    use crate::scenario::Normalization;
+
+    #[test]
+    fn split_sequences_are_carried_and_invalid_bytes_counted() {
+        let mut d = Utf8Stream::default();
+        let euro = "€".as_bytes();
+        assert_eq!(d.decode(&euro[..1]), "");
+        assert_eq!(d.decode(&euro[1..]), "€");
+        assert_eq!(d.decode(b"a\xffb"), "a\u{FFFD}b");
+        assert_eq!(d.invalid_bytes(), 1);
+        assert_eq!(d.decode(b"\xe2\x82"), "");
+        assert_eq!(d.finish(), "\u{FFFD}");
+        assert_eq!(d.invalid_bytes(), 3);
+    }
+
+    fn plain() -> Normalizer {
+        Normalizer::new(
+            &Normalization { paths: false, pids: false, ports: false, ..Normalization::default() },
+            &HostValues::default(),
+        )
+    }
+
+    #[test]
+    fn chunks_are_omitted_whole_and_smaller_ones_still_fit() {
+        let mut r = TerminalRecorder::new(plain(), 10, 100, 10);
+        assert_eq!(r.offer("12345678", 3), Some(0));
+        assert_eq!(r.offer("abc", 14), None);
+        assert_eq!(r.offer("xy", 27), Some(1));
+        let (frames, raw, norm) = r.finish(0);
+        assert_eq!(
+            frames.iter().map(|f| (f.at_ms, f.data.as_str())).collect::<Vec<_>>(),
+            [(0, "12345678"), (20, "xy")]
+        );
+        assert_eq!((raw.observed_chunks, raw.retained_chunks, raw.omitted_for_budget), (3, 2, 1));
+        assert_eq!((raw.observed_bytes, raw.retained_bytes, raw.truncated), (13, 10, true));
+        assert!(!norm.truncated);
+    }
+
+    #[test]
+    fn frame_limit_is_permanent() {
+        let mut r = TerminalRecorder::new(plain(), 100, 1, 10);
+        assert_eq!(r.offer("a", 0), Some(0));
+        assert_eq!(r.offer("b", 0), None);
+        let (_, raw, _) = r.finish(0);
+        assert_eq!(raw.omitted_for_frame_limit, 1);
+    }
+
+    #[test]
+    fn normalized_growth_omits_the_chunk_and_keeps_raw_data_when_changed() {
+        let settings = Normalization {
+            paths: false,
+            pids: false,
+            ports: false,
+            time_bucket_ms: 10,
+            patterns: vec![crate::scenario::Pattern { pattern: "a".into(), replacement: "AAAA".into() }],
+        };
+        let mut r = TerminalRecorder::new(Normalizer::new(&settings, &HostValues::default()), 8, 100, 10);
+        assert_eq!(r.offer("ab", 0), Some(0));
+        assert_eq!(r.offer("aa", 0), None);
+        let (frames, raw, norm) = r.finish(0);
+        assert_eq!(frames[0].data, "AAAAb");
+        assert_eq!(frames[0].raw_data.as_deref(), Some("ab"));
+        assert_eq!(raw.omitted_for_normalized_budget, 1);
+        assert_eq!((norm.omitted_frames, norm.unknown_size_frames, norm.retained_bytes), (1, 0, 5));
+    }
+}
