@@ -231,6 +231,7 @@ impl<'a> Running<'a> {
         let mut exit_unobserved: Option<String> = None;
         let mut last_heartbeat = Instant::now();
         let mut timer = async_io::Timer::never();
+        let mut timer_at: Option<Instant> = None;
         let mut buf = vec![0u8; READ_BUFFER];
 
         loop {
@@ -325,26 +326,30 @@ impl<'a> Running<'a> {
             }
 
             // Next timer.
-            let mut next = vec![last_heartbeat + HEARTBEAT];
-            if pending_input.is_none() && pending_signal.is_none() {
-                if let Some(e) = s.events.get(next_event) {
-                    next.extend(add_ms(self.launch, e.at_ms()));
+            let mut next = last_heartbeat + HEARTBEAT;
+            let mut consider = |t: Option<Instant>| {
+                if let Some(t) = t {
+                    next = next.min(t);
                 }
+            };
+            if pending_input.is_none() && pending_signal.is_none() {
+                consider(s.events.get(next_event).and_then(|e| add_ms(self.launch, e.at_ms())));
             }
             if reason.is_none() {
-                next.extend(timeout_at);
-                next.extend(add_ms(last_output, s.idle_timeout_ms));
+                consider(timeout_at);
+                consider(add_ms(last_output, s.idle_timeout_ms));
             }
             if let Some(f) = &finalizing {
                 if !f.kill_requested {
-                    next.push(f.kill_at);
+                    consider(Some(f.kill_at));
                 }
             }
-            if let Some(k) = kill_sent_at {
-                next.push(k + KILL_WAIT);
-            }
-            if let Some(at) = next.into_iter().min() {
-                timer.set_at(at);
+            consider(kill_sent_at.map(|k| k + KILL_WAIT));
+            // A later target keeps the earlier timer: it fires early and the
+            // loop re-arms it, instead of re-arming on every output chunk.
+            if timer_at.is_none_or(|t| next < t || t <= now) {
+                timer.set_at(next);
+                timer_at = Some(next);
             }
 
             let output_open = self.output_open;

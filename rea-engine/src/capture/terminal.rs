@@ -24,7 +24,12 @@ pub struct Utf8Stream {
 
 impl Utf8Stream {
     /// Decodes `bytes`, keeping an incomplete trailing sequence for later.
-    pub fn decode(&mut self, bytes: &[u8]) -> String {
+    pub fn decode<'b>(&mut self, bytes: &'b [u8]) -> std::borrow::Cow<'b, str> {
+        if self.pending.is_empty() {
+            if let Ok(text) = std::str::from_utf8(bytes) {
+                return std::borrow::Cow::Borrowed(text);
+            }
+        }
         let mut input = std::mem::take(&mut self.pending);
         input.extend_from_slice(bytes);
         let mut out = String::with_capacity(input.len());
@@ -37,7 +42,7 @@ impl Utf8Stream {
                 }
                 Err(e) => {
                     let (valid, after) = rest.split_at(e.valid_up_to());
-                    // SAFETY-free: `valid` was just checked to be UTF-8.
+                    // `valid` was just checked to be UTF-8.
                     out.push_str(std::str::from_utf8(valid).unwrap_or_default());
                     match e.error_len() {
                         Some(n) => {
@@ -53,7 +58,7 @@ impl Utf8Stream {
                 }
             }
         }
-        out
+        std::borrow::Cow::Owned(out)
     }
 
     /// Ends the stream: an incomplete trailing sequence becomes U+FFFD.
