@@ -1,14 +1,86 @@
 //! Helpers for running the built `rea` binary.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use tempfile::TempDir;
 
 /// Path of the `rea` binary under test.
-pub fn rea_bin() -> PathBuf {
+pub(crate) fn rea_bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_rea"))
 }
 
-/// Runs `rea` with `args` in `dir`, with no stdin.
-pub fn rea(dir: &Path, args: &[&str]) -> Output {
-    Command::new(rea_bin()).args(args).current_dir(dir).stdin(Stdio::null()).output().expect("run rea")
+/// The result of one `rea capture-process --json` run.
+pub(crate) struct Capture {
+    /// The directory the scenario ran in (`scenario.json`, and `tmp/` as TMPDIR).
+    pub(crate) dir: TempDir,
+    /// Exit status.
+    pub(crate) status: i32,
+    /// Raw stdout.
+    pub(crate) stdout: String,
+    /// Raw stderr.
+    pub(crate) stderr: String,
+    /// The parsed stdout document.
+    pub(crate) document: Value,
+    /// The `rea_progress` objects from stderr, in order.
+    pub(crate) progress: Vec<Value>,
+}
+
+/// Captures `scenario` in a fresh directory.
+pub(crate) fn capture(scenario: Value) -> Capture {
+    capture_in(tempfile::tempdir().expect("temp dir"), scenario)
+}
+
+/// Captures `scenario` in `dir`, with `dir/tmp` as the temporary directory.
+/// Every stderr line must be a progress line.
+pub(crate) fn capture_in(dir: TempDir, scenario: Value) -> Capture {
+    let tmp = dir.path().join("tmp");
+    std::fs::create_dir_all(&tmp).expect("create tmp");
+    std::fs::write(dir.path().join("scenario.json"), scenario.to_string()).expect("write scenario");
+    let out = Command::new(rea_bin())
+        .args(["capture-process", "scenario.json", "--json"])
+        .current_dir(dir.path())
+        .env("TMPDIR", &tmp)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run rea");
+    let stdout = String::from_utf8(out.stdout).expect("stdout is UTF-8");
+    let stderr = String::from_utf8(out.stderr).expect("stderr is UTF-8");
+    let document: Value =
+        serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {stdout}"));
+    let progress = stderr
+        .lines()
+        .map(|line| {
+            let v: Value =
+                serde_json::from_str(line).unwrap_or_else(|e| panic!("stderr line is not JSON ({e}): {line}"));
+            v.get("rea_progress").cloned().unwrap_or_else(|| panic!("stderr line is not progress: {line}"))
+        })
+        .collect();
+    Capture { dir, status: out.status.code().unwrap_or(-1), stdout, stderr, document, progress }
+}
+
+/// The concatenated original text of a capture record's frames.
+pub(crate) fn frames_text(record: &Value) -> String {
+    record["frames"]
+        .as_array()
+        .expect("frames")
+        .iter()
+        .map(|f| f.get("raw_data").and_then(Value::as_str).or_else(|| f["data"].as_str()).unwrap_or_default())
+        .collect()
+}
+
+/// Polls `condition` until it holds or `deadline` passes.
+pub(crate) fn wait_for(deadline: Duration, mut condition: impl FnMut() -> bool) -> bool {
+    let end = Instant::now() + deadline;
+    loop {
+        if condition() {
+            return true;
+        }
+        if Instant::now() >= end {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
 }

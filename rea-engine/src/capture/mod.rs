@@ -74,7 +74,7 @@ pub enum CaptureError {
         /// The interrupting signal.
         signal: &'static str,
         /// What cleanup did.
-        cleanup: CleanupReport,
+        cleanup: Box<CleanupReport>,
         /// Entries examined by an interrupted snapshot, if one was running.
         partial_observation: Option<Value>,
     },
@@ -82,7 +82,7 @@ pub enum CaptureError {
     #[error("owned-process cleanup is incomplete: {}", describe_unresolved(&.report.unresolved))]
     CleanupIncomplete {
         /// What cleanup did.
-        report: CleanupReport,
+        report: Box<CleanupReport>,
     },
     /// A filesystem snapshot failed without an OS error code.
     #[error("{0}")]
@@ -345,7 +345,7 @@ pub async fn capture_async(
         );
         return Err(CaptureError::Cancelled {
             signal,
-            cleanup: CleanupReport { verified: true, ..CleanupReport::default() },
+            cleanup: Box::new(CleanupReport { verified: true, ..CleanupReport::default() }),
             partial_observation: before.as_ref().err().map(|e| snapshot_json(e.partial())),
         });
     }
@@ -478,7 +478,7 @@ pub async fn capture_async(
                 temporary_root: if removed { "cleaned" } else { "failed" },
             },
         );
-        return Err(CaptureError::Cancelled { signal, cleanup: report, partial_observation: None });
+        return Err(CaptureError::Cancelled { signal, cleanup: Box::new(report), partial_observation: None });
     }
 
     progress.update(Phase::Settling, counts);
@@ -502,7 +502,7 @@ pub async fn capture_async(
                     temporary_root: if removed { "cleaned" } else { "failed" },
                 },
             );
-            return Err(CaptureError::Cancelled { signal, cleanup: report, partial_observation: None });
+            return Err(CaptureError::Cancelled { signal, cleanup: Box::new(report), partial_observation: None });
         }
     };
 
@@ -522,13 +522,13 @@ pub async fn capture_async(
         fail(progress, counts, states);
         return Err(CaptureError::Cancelled {
             signal,
-            cleanup: report,
+            cleanup: Box::new(report),
             partial_observation: after.as_ref().err().map(|e| snapshot_json(e.partial())),
         });
     }
     if !report.verified {
         fail(progress, counts, states);
-        return Err(CaptureError::CleanupIncomplete { report });
+        return Err(CaptureError::CleanupIncomplete { report: Box::new(report) });
     }
     let after = match after {
         Ok(s) => s,

@@ -310,8 +310,11 @@ impl<'a> Running<'a> {
                     }
                 }
             }
-            if let Some(f) = finalizing.as_mut() {
-                if !f.kill_requested && now >= f.kill_at {
+            if let Some(f) = finalizing.as_mut()
+                && !f.kill_requested
+                && now >= f.kill_at
+            {
+                {
                     // Not sequenced after the SIGTERM result: independent deliveries.
                     f.kill_requested = true;
                     f.kill =
@@ -339,10 +342,10 @@ impl<'a> Running<'a> {
                 consider(timeout_at);
                 consider(add_ms(last_output, s.idle_timeout_ms));
             }
-            if let Some(f) = &finalizing {
-                if !f.kill_requested {
-                    consider(Some(f.kill_at));
-                }
+            if let Some(f) = &finalizing
+                && !f.kill_requested
+            {
+                consider(Some(f.kill_at));
             }
             consider(kill_sent_at.map(|k| k + KILL_WAIT));
             // A later target keeps the earlier timer: it fires early and the
@@ -357,48 +360,25 @@ impl<'a> Running<'a> {
             let wakes = future::poll_fn(|cx: &mut Context<'_>| {
                 let mut w = Wakes::default();
                 if interrupts_open {
-                    if let Poll::Ready(i) = self.interrupts.poll_next(cx) {
-                        w.interrupt = Some(i);
-                    }
+                    w.interrupt = ready(self.interrupts.poll_next(cx));
                 }
                 if output_open {
-                    if let Poll::Ready(r) = Pin::new(&mut self.reader).poll_read(cx, &mut buf) {
-                        w.read = Some(r);
-                    }
+                    w.read = ready(Pin::new(&mut self.reader).poll_read(cx, &mut buf));
                 }
-                if let Poll::Ready(r) = self.exit_future.as_mut().poll(cx) {
-                    w.exited = Some(r);
-                }
-                if let Some(p) = pending_input.as_mut() {
-                    if let Poll::Ready(r) = Pin::new(&mut self.writer).poll_write(cx, &p.bytes[p.written..]) {
-                        w.wrote = Some(r);
-                    }
-                }
-                if let Some(p) = pending_signal.as_mut() {
-                    if let Poll::Ready(d) = p.task.as_mut().poll(cx) {
-                        w.signal_done = Some(d);
-                    }
-                }
+                w.exited = ready(self.exit_future.as_mut().poll(cx));
+                let writer = &mut self.writer;
+                w.wrote = pending_input
+                    .as_mut()
+                    .and_then(|p| ready(Pin::new(&mut *writer).poll_write(cx, &p.bytes[p.written..])));
+                w.signal_done = pending_signal.as_mut().and_then(|p| ready(p.task.as_mut().poll(cx)));
                 if let Some(f) = finalizing.as_mut() {
-                    if let Some((_, t)) = f.term.as_mut() {
-                        if let Poll::Ready(d) = t.as_mut().poll(cx) {
-                            w.term_done = Some(d);
-                        }
-                    }
-                    if let Some((_, t)) = f.kill.as_mut() {
-                        if let Poll::Ready(d) = t.as_mut().poll(cx) {
-                            w.kill_done = Some(d);
-                        }
-                    }
+                    w.term_done = f.term.as_mut().and_then(|(_, t)| ready(t.as_mut().poll(cx)));
+                    w.kill_done = f.kill.as_mut().and_then(|(_, t)| ready(t.as_mut().poll(cx)));
                 }
-                if let Some(t) = plain_kill.as_mut() {
-                    if let Poll::Ready(d) = t.as_mut().poll(cx) {
-                        w.kill_done = Some(d);
-                    }
+                if let Some(d) = plain_kill.as_mut().and_then(|t| ready(t.as_mut().poll(cx))) {
+                    w.kill_done = Some(d);
                 }
-                if Pin::new(&mut timer).poll(cx).is_ready() {
-                    w.timer = true;
-                }
+                w.timer = Pin::new(&mut timer).poll(cx).is_ready();
                 if w.any() { Poll::Ready(w) } else { Poll::Pending }
             })
             .await;
@@ -426,21 +406,22 @@ impl<'a> Running<'a> {
                 }
                 None => {}
             }
-            if let Some(r) = wakes.wrote {
-                if let Some(p) = pending_input.as_mut() {
-                    match r {
-                        Ok(n) => p.written += n,
-                        Err(e) => {
-                            let mut event = pending_input.take().map(|p| p.event).expect("pending input");
-                            event.outcome = "failed".into();
-                            event.reason = Some(format!("terminal write failed: {e}"));
-                            self.record_interaction(event);
-                        }
+            match (wakes.wrote, pending_input.as_mut()) {
+                (Some(Ok(n)), Some(p)) => p.written += n,
+                (Some(Err(e)), Some(_)) => {
+                    if let Some(p) = pending_input.take() {
+                        let mut event = p.event;
+                        event.outcome = "failed".into();
+                        event.reason = Some(format!("terminal write failed: {e}"));
+                        self.record_interaction(event);
                     }
                 }
+                _ => {}
             }
-            if let Some(d) = wakes.signal_done {
-                if let Some(p) = pending_signal.take() {
+            if let Some(d) = wakes.signal_done
+                && let Some(p) = pending_signal.take()
+            {
+                {
                     let mut event = p.event;
                     match d {
                         Delivery::Signaled => {}
@@ -457,13 +438,15 @@ impl<'a> Running<'a> {
                 }
             }
             if let Some(f) = finalizing.as_mut() {
-                if let Some(d) = wakes.term_done {
-                    if let Some((at, _)) = f.term.take() {
-                        f.receipts.push((0, receipt("SIGTERM", at, &d)));
-                    }
+                if let Some(d) = wakes.term_done
+                    && let Some((at, _)) = f.term.take()
+                {
+                    f.receipts.push((0, receipt("SIGTERM", at, &d)));
                 }
-                if let Some(d) = wakes.kill_done.clone() {
-                    if let Some((at, _)) = f.kill.take() {
+                if let Some(d) = wakes.kill_done.clone()
+                    && let Some((at, _)) = f.kill.take()
+                {
+                    {
                         f.receipts.push((1, receipt("SIGKILL", at, &d)));
                         if !matches!(d, Delivery::Signaled | Delivery::Gone) && exit.is_none() {
                             exit_unobserved = Some(format!("SIGKILL could not be delivered ({})", d.as_str()));
@@ -549,6 +532,13 @@ impl<'a> Running<'a> {
             }
         });
         RunOutcome { reason: reason.unwrap_or("exited"), exit, finalization, cancelled: None, exit_unobserved }
+    }
+}
+
+fn ready<T>(poll: Poll<T>) -> Option<T> {
+    match poll {
+        Poll::Ready(v) => Some(v),
+        Poll::Pending => None,
     }
 }
 

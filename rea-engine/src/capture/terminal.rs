@@ -25,10 +25,10 @@ pub struct Utf8Stream {
 impl Utf8Stream {
     /// Decodes `bytes`, keeping an incomplete trailing sequence for later.
     pub fn decode<'b>(&mut self, bytes: &'b [u8]) -> std::borrow::Cow<'b, str> {
-        if self.pending.is_empty() {
-            if let Ok(text) = std::str::from_utf8(bytes) {
-                return std::borrow::Cow::Borrowed(text);
-            }
+        if self.pending.is_empty()
+            && let Ok(text) = std::str::from_utf8(bytes)
+        {
+            return std::borrow::Cow::Borrowed(text);
         }
         let mut input = std::mem::take(&mut self.pending);
         input.extend_from_slice(bytes);
