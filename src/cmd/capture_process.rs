@@ -4,7 +4,8 @@ use std::io::Write;
 use std::sync::Arc;
 
 use rea_engine::capture::progress::{ProgressLine, ProgressSink};
-use rea_engine::capture::{CaptureRequest, capture};
+use rea_engine::capture::{CaptureError, CaptureRequest, capture};
+use rea_engine::host::CaptureSupport;
 use rea_engine::scenario::{Resolver, load_scenario};
 
 use crate::Outcome;
@@ -38,6 +39,9 @@ pub(crate) fn run(args: CaptureProcessArgs) -> Outcome {
         Err(e) => return failure(&e),
     };
     let host = crate::host::host();
+    if let CaptureSupport::Unavailable { reason } = host.capture {
+        return failure(&CaptureError::Unsupported { reason });
+    }
     let invocation_dir = match std::env::current_dir() {
         Ok(d) => d,
         Err(e) => return failure(&CliError::CurrentDirectory { source: e }),

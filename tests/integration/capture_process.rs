@@ -1,5 +1,6 @@
 //! `rea capture-process` on real processes: output, interactions, deadlines,
 //! finalization, cancellation and progress.
+#![cfg(not(feature = "force-stub"))]
 
 use std::path::Path;
 use std::process::{Command, Stdio};

@@ -305,6 +305,8 @@ pub fn compare_records(l: &CaptureRecord, r: &CaptureRecord) -> Value {
         } else {
             ("changed", Vec::new())
         };
+        let mut reasons = reasons;
+        reasons.dedup();
         if matches!(status, "unknown" | "truncated") {
             complete = false;
         }
