@@ -151,7 +151,7 @@ fn terminal_items(r: &CaptureRecord) -> Vec<Value> {
         merge(&mut v, serde_json::to_value(f).unwrap_or(Value::Null));
         items.push((f.at_ms, 1, f.sequence, v));
     }
-    items.sort_by(|a, b| (a.0, a.1, a.2).cmp(&(b.0, b.1, b.2)));
+    items.sort_by_key(|a| (a.0, a.1, a.2));
     items.into_iter().map(|(_, _, _, v)| v).collect()
 }
 
@@ -208,15 +208,11 @@ fn truncation_reasons(r: &CaptureRecord, side: &str, dimension: &str) -> Vec<Str
                 out.push(format!("{side} capture omitted rendered terminal states."));
             }
         }
-        "filesystem" => {
-            if td.filesystem_before.truncated || td.filesystem_after.truncated {
-                out.push(format!("{side} capture has incomplete filesystem snapshots."));
-            }
+        "filesystem" if (td.filesystem_before.truncated || td.filesystem_after.truncated) => {
+            out.push(format!("{side} capture has incomplete filesystem snapshots."));
         }
-        "process" => {
-            if td.process.truncated {
-                out.push(format!("{side} capture's process sampling ended partially."));
-            }
+        "process" if td.process.truncated => {
+            out.push(format!("{side} capture's process sampling ended partially."));
         }
         _ => {}
     }

@@ -120,12 +120,11 @@ pub fn parse_evidence_value(source_name: &str, value: Value) -> Result<Evidence,
         }
         None => return Err(not_evidence("schema_version is missing".into())),
     }
-    if let Some(Value::String(predicate)) = map.get("predicate_type") {
-        if let Some(version) = predicate.strip_prefix("rea.process-capture/v") {
-            if version.parse::<u32>().is_ok_and(|v| v < 5) {
-                return Err(ImportError::Legacy { source_name: source_name.to_owned(), predicate: predicate.clone() });
-            }
-        }
+    if let Some(Value::String(predicate)) = map.get("predicate_type")
+        && let Some(version) = predicate.strip_prefix("rea.process-capture/v")
+        && version.parse::<u32>().is_ok_and(|v| v < 5)
+    {
+        return Err(ImportError::Legacy { source_name: source_name.to_owned(), predicate: predicate.clone() });
     }
     let envelope: Evidence = serde_json::from_value(value).map_err(|e| not_evidence(e.to_string()))?;
     let computed = compute_evidence_id(&envelope).map_err(|e| not_evidence(e.to_string()))?;
@@ -318,7 +317,7 @@ fn check_journal(r: &CaptureRecord) -> Result<(), Broken> {
             format!("{} is outside {} ({size} entries)", e.index, e.collection)
         })?;
         if let Some(prev) = seen.insert((e.collection.as_str(), e.index), i) {
-            return Err((format!("{p}"), format!("repeats event_journal[{prev}]")));
+            return Err((p, format!("repeats event_journal[{prev}]")));
         }
     }
     let total: usize = sizes.values().sum();

@@ -97,14 +97,14 @@ pub fn compute_evidence_id(envelope: &Evidence) -> Result<String, serde_json::Er
     let mut value = serde_json::to_value(envelope)?;
     let Value::Object(map) = &mut value else { unreachable!("an envelope serializes to an object") };
     map.remove("evidence_id");
-    if let Some(subject) = map.get_mut("subject") {
-        if let Value::Object(s) = subject {
-            let reduced: Map<String, Value> = ["digest", "format", "architecture"]
-                .iter()
-                .filter_map(|k| s.get(*k).map(|v| ((*k).to_owned(), v.clone())))
-                .collect();
-            *subject = Value::Object(reduced);
-        }
+    if let Some(subject) = map.get_mut("subject")
+        && let Value::Object(s) = subject
+    {
+        let reduced: Map<String, Value> = ["digest", "format", "architecture"]
+            .iter()
+            .filter_map(|k| s.get(*k).map(|v| ((*k).to_owned(), v.clone())))
+            .collect();
+        *subject = Value::Object(reduced);
     }
     Ok(format!("ev_{}", digest(&value)?))
 }

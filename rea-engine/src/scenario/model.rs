@@ -201,7 +201,7 @@ impl Event {
 
 /// Signals a scenario may send.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-#[expect(clippy::upper_case_acronyms, reason = "the JSON spelling is the conventional signal name")]
+#[allow(clippy::upper_case_acronyms, reason = "the JSON spelling is the conventional signal name")]
 pub enum SignalName {
     /// Interrupt (Ctrl-C).
     SIGINT,

@@ -244,12 +244,12 @@ impl Validator {
             }
         }
 
-        if let Some(v) = map.get_mut("arguments") {
-            if let Some(items) = self.array("arguments", v, MAX_ARGUMENTS, "strings") {
-                let items: &Vec<Value> = items;
-                for (i, item) in items.iter().enumerate() {
-                    self.string(&join_index("arguments", i), item, false, true);
-                }
+        if let Some(v) = map.get_mut("arguments")
+            && let Some(items) = self.array("arguments", v, MAX_ARGUMENTS, "strings")
+        {
+            let items: &Vec<Value> = items;
+            for (i, item) in items.iter().enumerate() {
+                self.string(&join_index("arguments", i), item, false, true);
             }
         }
 
@@ -257,33 +257,33 @@ impl Validator {
             self.string("working_directory", v, true, true);
         }
 
-        if let Some(v) = map.get_mut("environment") {
-            if let Some(env) = self.object("environment", v) {
-                let env: &Map<String, Value> = env;
-                for (name, value) in env {
-                    let path = join_key("environment", name);
-                    if !valid_env_name(name) {
-                        self.issue(
-                            &path,
-                            "is not a valid variable name: use letters, digits and `_`, not starting with a digit",
-                        );
-                    } else if name == RUN_TOKEN_VARIABLE {
-                        self.issue(
-                            &path,
-                            "is reserved: rea sets REA_PROCESS_RUN_ID to the run's ownership token; remove it",
-                        );
-                    }
-                    self.string(&path, value, false, true);
+        if let Some(v) = map.get_mut("environment")
+            && let Some(env) = self.object("environment", v)
+        {
+            let env: &Map<String, Value> = env;
+            for (name, value) in env {
+                let path = join_key("environment", name);
+                if !valid_env_name(name) {
+                    self.issue(
+                        &path,
+                        "is not a valid variable name: use letters, digits and `_`, not starting with a digit",
+                    );
+                } else if name == RUN_TOKEN_VARIABLE {
+                    self.issue(
+                        &path,
+                        "is reserved: rea sets REA_PROCESS_RUN_ID to the run's ownership token; remove it",
+                    );
                 }
+                self.string(&path, value, false, true);
             }
         }
 
-        if let Some(v) = map.get_mut("filesystem_observation_paths") {
-            if let Some(items) = self.array("filesystem_observation_paths", v, MAX_OBSERVATION_PATHS, "paths") {
-                let items: &Vec<Value> = items;
-                for (i, item) in items.iter().enumerate() {
-                    self.string(&join_index("filesystem_observation_paths", i), item, true, true);
-                }
+        if let Some(v) = map.get_mut("filesystem_observation_paths")
+            && let Some(items) = self.array("filesystem_observation_paths", v, MAX_OBSERVATION_PATHS, "paths")
+        {
+            let items: &Vec<Value> = items;
+            for (i, item) in items.iter().enumerate() {
+                self.string(&join_index("filesystem_observation_paths", i), item, true, true);
             }
         }
 
@@ -368,21 +368,23 @@ impl Validator {
                 Some(v) => self.integer(&at_path, v, 0, MAX_SAFE_INTEGER),
             };
             if let Some(at) = at {
-                if let Some((j, prev)) = previous {
-                    if at < prev {
-                        self.issue(
-                            &at_path,
-                            format!("{at} is before events[{j}].at_ms ({prev}); events must be in non-decreasing at_ms order"),
-                        );
-                    }
+                if let Some((j, prev)) = previous
+                    && at < prev
+                {
+                    self.issue(
+                        &at_path,
+                        format!(
+                            "{at} is before events[{j}].at_ms ({prev}); events must be in non-decreasing at_ms order"
+                        ),
+                    );
                 }
-                if let Some(t) = timeout {
-                    if at > t {
-                        self.issue(
-                            &at_path,
-                            format!("{at} is after timeout_ms ({t}); every event must fall within the timeout"),
-                        );
-                    }
+                if let Some(t) = timeout
+                    && at > t
+                {
+                    self.issue(
+                        &at_path,
+                        format!("{at} is after timeout_ms ({t}); every event must fall within the timeout"),
+                    );
                 }
                 previous = Some((i, at));
             }
@@ -414,10 +416,10 @@ impl Validator {
                     };
                     let columns = dim(self, "columns");
                     let rows = dim(self, "rows");
-                    if let (Some(c), Some(r), Some(t)) = (columns, rows, terminal) {
-                        if let Some(rule) = cell_budget_rule(c, r, u64::from(t.scrollback)) {
-                            self.issue(&path, format!("{rule} (a resize keeps terminal.scrollback)"));
-                        }
+                    if let (Some(c), Some(r), Some(t)) = (columns, rows, terminal)
+                        && let Some(rule) = cell_budget_rule(c, r, u64::from(t.scrollback))
+                    {
+                        self.issue(&path, format!("{rule} (a resize keeps terminal.scrollback)"));
                     }
                 }
                 _ => {
