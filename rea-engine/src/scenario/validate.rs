@@ -41,6 +41,13 @@ const REFERENCE_ONLY_KEYS: &[(&str, &str)] = &[
     ("filesystem_roots", "the key is now `filesystem_observation_paths`"),
 ];
 
+/// Keys of the earlier format's `limits` that this format does not have.
+const REFERENCE_ONLY_LIMITS: &[(&str, &str)] = &[
+    ("protocol_events", "rea does not replay network traffic, so it records no protocol events"),
+    ("protocol_body_bytes", "rea does not replay network traffic, so it records no protocol bodies"),
+    ("connections", "rea does not replay network traffic, so it opens no connections"),
+];
+
 const TOP_KEYS: &[&str] = &[
     "executable",
     "arguments",
@@ -111,11 +118,12 @@ impl Validator {
                 continue;
             }
             let key_path = join_key(path, key);
-            let reference = if path.is_empty() {
-                REFERENCE_ONLY_KEYS.iter().find(|(k, _)| k == key).map(|(_, why)| *why)
-            } else {
-                None
+            let reference_keys = match path {
+                "" => REFERENCE_ONLY_KEYS,
+                "limits" => REFERENCE_ONLY_LIMITS,
+                _ => &[],
             };
+            let reference = reference_keys.iter().find(|(k, _)| k == key).map(|(_, why)| *why);
             match reference {
                 Some(why) => self.issue(
                     &key_path,
@@ -147,7 +155,9 @@ impl Validator {
             } else if f < 0.0 {
                 Err(format!("{n} is negative; expected {}", range_text(min, max)))
             } else if f > MAX_SAFE_INTEGER as f64 {
-                Err(format!("{n} is above the maximum {max}"))
+                // The number was read as a float and may have been rounded,
+                // so it is not quoted as if it were what the user wrote.
+                Err(format!("is about {n}, above the maximum {max}"))
             } else {
                 // Exact: a whole f64 at or below 2^53 converts without loss.
                 Ok(f as u64)
