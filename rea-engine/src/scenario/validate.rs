@@ -414,18 +414,21 @@ impl Validator {
                 }
                 "resize" => {
                     self.unknown_keys(&path, event, &["type", "at_ms", "columns", "rows"]);
-                    let mut dim = |this: &mut Self, key: &str| {
+                    let mut dim = |this: &mut Self, key: &str, what: &str| {
                         let p = join_key(&path, key);
                         match event.get_mut(key) {
                             None => {
-                                this.issue(&p, "is required for a resize");
+                                this.issue(
+                                    &p,
+                                    format!("is required for a resize: the new {what} in cells, from 1 to {MAX_TERMINAL_DIMENSION}"),
+                                );
                                 None
                             }
                             Some(v) => this.integer(&p, v, 1, MAX_TERMINAL_DIMENSION),
                         }
                     };
-                    let columns = dim(self, "columns");
-                    let rows = dim(self, "rows");
+                    let columns = dim(self, "columns", "width");
+                    let rows = dim(self, "rows", "height");
                     if let (Some(c), Some(r), Some(t)) = (columns, rows, terminal)
                         && let Some(rule) = cell_budget_rule(c, r, u64::from(t.scrollback))
                     {
@@ -482,10 +485,13 @@ impl Validator {
             let path = join_index("normalization.patterns", i);
             let Some(obj) = self.object(&path, item) else { continue };
             self.unknown_keys(&path, obj, &["pattern", "replacement"]);
-            for (key, max) in [("pattern", MAX_PATTERN_CHARS), ("replacement", MAX_REPLACEMENT_CHARS)] {
+            for (key, max, what) in [
+                ("pattern", MAX_PATTERN_CHARS, "the literal text to find (may be empty)"),
+                ("replacement", MAX_REPLACEMENT_CHARS, "the literal text that replaces each occurrence (may be empty)"),
+            ] {
                 let p = join_key(&path, key);
                 match obj.get(key) {
-                    None => self.issue(&p, "is required"),
+                    None => self.issue(&p, format!("is required: {what}")),
                     Some(v) => {
                         if let Some(s) = self.string(&p, v, false, false) {
                             let n = s.chars().count();
