@@ -17,6 +17,8 @@ pub mod host;
 pub mod input;
 pub mod path;
 pub mod scenario;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
 
 pub use error::{Category, ErrorDocument, UserError};
 pub use host::Host;

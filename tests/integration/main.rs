@@ -1,6 +1,9 @@
 //! Black-box tests of the built `rea` binary, one test binary for all.
 
 mod capture_process;
+mod compare_cli;
+mod sandbox;
+mod scenario_rejection;
 mod stub;
 #[cfg_attr(feature = "force-stub", expect(dead_code, reason = "the stub tests use only rea_bin"))]
 mod util;

@@ -1,7 +1,7 @@
 //! Helpers for running the built `rea` binary.
 
-use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -83,4 +83,9 @@ pub(crate) fn wait_for(deadline: Duration, mut condition: impl FnMut() -> bool) 
         }
         std::thread::sleep(Duration::from_millis(10));
     }
+}
+
+/// Runs `rea` with `args` in `dir`, with no stdin.
+pub(crate) fn rea(dir: &Path, args: &[&str]) -> Output {
+    Command::new(rea_bin()).args(args).current_dir(dir).stdin(Stdio::null()).output().expect("run rea")
 }

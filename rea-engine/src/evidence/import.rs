@@ -317,7 +317,7 @@ fn check_journal(r: &CaptureRecord) -> Result<(), Broken> {
             format!("{} is outside {} ({size} entries)", e.index, e.collection)
         })?;
         if let Some(prev) = seen.insert((e.collection.as_str(), e.index), i) {
-            return Err((p.to_string(), format!("repeats event_journal[{prev}]")));
+            return Err((p, format!("repeats event_journal[{prev}]")));
         }
     }
     let total: usize = sizes.values().sum();

@@ -8,6 +8,9 @@ mod canonical;
 mod import;
 mod record;
 
+#[cfg(test)]
+mod identity_tests;
+
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 

@@ -6,6 +6,11 @@ mod model;
 mod resolve;
 mod validate;
 
+#[cfg(test)]
+mod commit_tests;
+#[cfg(test)]
+mod schema_tests;
+
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
@@ -114,7 +119,23 @@ pub fn load_scenario(path: &Path) -> Result<Scenario, LoadError> {
 }
 
 /// The scenario's JSON Schema (draft 2020-12), as published in `docs/`.
+///
+/// Object keys are sorted, so the printed schema is the same text whether or
+/// not the build enables `serde_json`'s `preserve_order` feature (which other
+/// crates in a workspace may switch on).
 pub fn json_schema() -> Value {
     let schema = schemars::schema_for!(Scenario);
-    serde_json::to_value(schema).unwrap_or(Value::Null)
+    sort_keys(serde_json::to_value(schema).unwrap_or(Value::Null))
+}
+
+fn sort_keys(value: Value) -> Value {
+    match value {
+        Value::Object(map) => {
+            let mut entries: Vec<(String, Value)> = map.into_iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            Value::Object(entries.into_iter().map(|(k, v)| (k, sort_keys(v))).collect())
+        }
+        Value::Array(items) => Value::Array(items.into_iter().map(sort_keys).collect()),
+        other => other,
+    }
 }

@@ -34,6 +34,9 @@ pub const MAX_PATTERN_CHARS: usize = 500;
 pub const MAX_REPLACEMENT_CHARS: usize = 100;
 /// The environment variable that carries the run token. Scenarios may not set it.
 pub const RUN_TOKEN_VARIABLE: &str = "REA_PROCESS_RUN_ID";
+/// Schema pattern of strings handed to the operating system, which cannot
+/// carry a NUL character.
+const NO_NUL: &str = "^[^\\x00]*$";
 
 /// A process scenario: one command, how to drive it, and what to observe.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -45,26 +48,29 @@ pub const RUN_TOKEN_VARIABLE: &str = "REA_PROCESS_RUN_ID";
 pub struct Scenario {
     /// The program to run. A bare name is looked up on the child's `PATH`; a
     /// name containing `/` resolves against `working_directory`.
-    #[schemars(length(min = 1))]
+    #[schemars(length(min = 1), regex(pattern = NO_NUL))]
     pub executable: String,
     /// Arguments after the program name.
     #[serde(default)]
-    #[schemars(length(max = 256))]
+    #[schemars(length(max = 256), inner(regex(pattern = NO_NUL)))]
     pub arguments: Vec<String>,
     /// Working directory of the command. A relative path resolves against the
     /// directory `rea` was started in.
     #[serde(default = "default_working_directory")]
-    #[schemars(length(min = 1))]
+    #[schemars(length(min = 1), regex(pattern = NO_NUL))]
     pub working_directory: String,
     /// Environment overrides applied on top of the inherited environment.
     /// Names match `^[A-Za-z_][A-Za-z0-9_]*$`; `REA_PROCESS_RUN_ID` is reserved.
     #[serde(default)]
-    #[schemars(extend("propertyNames" = { "pattern": "^[A-Za-z_][A-Za-z0-9_]*$", "not": { "const": "REA_PROCESS_RUN_ID" } }))]
+    #[schemars(extend(
+        "propertyNames" = { "pattern": "^[A-Za-z_][A-Za-z0-9_]*$", "not": { "const": RUN_TOKEN_VARIABLE } },
+        "additionalProperties" = { "type": "string", "pattern": NO_NUL },
+    ))]
     pub environment: BTreeMap<String, String>,
     /// Files and directories to snapshot before launch and after settlement.
     /// Relative paths resolve against the working directory.
     #[serde(default)]
-    #[schemars(length(max = 16))]
+    #[schemars(length(max = 16), inner(length(min = 1), regex(pattern = NO_NUL)))]
     pub filesystem_observation_paths: Vec<String>,
     /// Terminal size and scrollback.
     #[serde(default)]

@@ -41,6 +41,13 @@ const REFERENCE_ONLY_KEYS: &[(&str, &str)] = &[
     ("filesystem_roots", "the key is now `filesystem_observation_paths`"),
 ];
 
+/// Keys of the earlier format's `limits` that this format does not have.
+const REFERENCE_ONLY_LIMITS: &[(&str, &str)] = &[
+    ("protocol_events", "rea does not replay network traffic, so it records no protocol events"),
+    ("protocol_body_bytes", "rea does not replay network traffic, so it records no protocol bodies"),
+    ("connections", "rea does not replay network traffic, so it opens no connections"),
+];
+
 const TOP_KEYS: &[&str] = &[
     "executable",
     "arguments",
@@ -111,11 +118,12 @@ impl Validator {
                 continue;
             }
             let key_path = join_key(path, key);
-            let reference = if path.is_empty() {
-                REFERENCE_ONLY_KEYS.iter().find(|(k, _)| k == key).map(|(_, why)| *why)
-            } else {
-                None
+            let reference_keys = match path {
+                "" => REFERENCE_ONLY_KEYS,
+                "limits" => REFERENCE_ONLY_LIMITS,
+                _ => &[],
             };
+            let reference = reference_keys.iter().find(|(k, _)| k == key).map(|(_, why)| *why);
             match reference {
                 Some(why) => self.issue(
                     &key_path,
@@ -147,7 +155,9 @@ impl Validator {
             } else if f < 0.0 {
                 Err(format!("{n} is negative; expected {}", range_text(min, max)))
             } else if f > MAX_SAFE_INTEGER as f64 {
-                Err(format!("{n} is above the maximum {max}"))
+                // The number was read as a float and may have been rounded,
+                // so it is not quoted as if it were what the user wrote.
+                Err(format!("is about {n}, above the maximum {max}"))
             } else {
                 // Exact: a whole f64 at or below 2^53 converts without loss.
                 Ok(f as u64)
@@ -404,18 +414,21 @@ impl Validator {
                 }
                 "resize" => {
                     self.unknown_keys(&path, event, &["type", "at_ms", "columns", "rows"]);
-                    let mut dim = |this: &mut Self, key: &str| {
+                    let mut dim = |this: &mut Self, key: &str, what: &str| {
                         let p = join_key(&path, key);
                         match event.get_mut(key) {
                             None => {
-                                this.issue(&p, "is required for a resize");
+                                this.issue(
+                                    &p,
+                                    format!("is required for a resize: the new {what} in cells, from 1 to {MAX_TERMINAL_DIMENSION}"),
+                                );
                                 None
                             }
                             Some(v) => this.integer(&p, v, 1, MAX_TERMINAL_DIMENSION),
                         }
                     };
-                    let columns = dim(self, "columns");
-                    let rows = dim(self, "rows");
+                    let columns = dim(self, "columns", "width");
+                    let rows = dim(self, "rows", "height");
                     if let (Some(c), Some(r), Some(t)) = (columns, rows, terminal)
                         && let Some(rule) = cell_budget_rule(c, r, u64::from(t.scrollback))
                     {
@@ -472,10 +485,13 @@ impl Validator {
             let path = join_index("normalization.patterns", i);
             let Some(obj) = self.object(&path, item) else { continue };
             self.unknown_keys(&path, obj, &["pattern", "replacement"]);
-            for (key, max) in [("pattern", MAX_PATTERN_CHARS), ("replacement", MAX_REPLACEMENT_CHARS)] {
+            for (key, max, what) in [
+                ("pattern", MAX_PATTERN_CHARS, "the literal text to find (may be empty)"),
+                ("replacement", MAX_REPLACEMENT_CHARS, "the literal text that replaces each occurrence (may be empty)"),
+            ] {
                 let p = join_key(&path, key);
                 match obj.get(key) {
-                    None => self.issue(&p, "is required"),
+                    None => self.issue(&p, format!("is required: {what}")),
                     Some(v) => {
                         if let Some(s) = self.string(&p, v, false, false) {
                             let n = s.chars().count();

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Capture benchmarks (issue "Linux capture core"), printed as ratios beside
+# their peer `script` measured in the same run:
+#  - a trivial command (settle_ms 0): median wall time and peak RSS;
+#  - 256 MiB through the PTY (default output_bytes): throughput and peak RSS,
+#    with a 64 MiB run to show RSS does not grow with output size.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo build --release --quiet
+command -v script >/dev/null || { echo "bench-capture: util-linux 'script' is required" >&2; exit 1; }
+exec python3 ci/bench_capture.py "$(pwd)/target/release/rea" "${@}"
