@@ -572,3 +572,5 @@ pub async fn capture_async(
     fail(progress, counts, states);
     Ok(evidence)
 }
+#[cfg(test)]
+mod tests;

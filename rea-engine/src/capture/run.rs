@@ -23,6 +23,8 @@ use crate::host::{BoxFuture, ExitStatus, Host, HostError, Interrupts, PtyProcess
 use crate::scenario::{Event, Scenario, SignalName, redacted_input};
 
 const READ_BUFFER: usize = 64 * 1024;
+/// Extra reads attempted after a successful read before other sources are polled.
+const BURST_READS: usize = 16;
 /// How long to wait for an exit after a delivered `SIGKILL` before giving up.
 const KILL_WAIT: Duration = Duration::from_secs(10);
 /// Heartbeat of progress lines while nothing else happens.
@@ -403,6 +405,22 @@ impl<'a> Running<'a> {
                 Some(Ok(n)) => {
                     last_output = now;
                     self.handle_bytes(&buf[..n], now);
+                    // A busy terminal: read on before polling every other
+                    // source again (deadlines are re-checked each turn).
+                    for _ in 0..BURST_READS {
+                        match future::poll_once(futures_lite::AsyncReadExt::read(&mut self.reader, &mut buf)).await {
+                            Some(Ok(0)) | Some(Err(_)) => {
+                                self.output_open = false;
+                                break;
+                            }
+                            Some(Ok(n)) => {
+                                let at = Instant::now();
+                                last_output = at;
+                                self.handle_bytes(&buf[..n], at);
+                            }
+                            None => break,
+                        }
+                    }
                 }
                 None => {}
             }

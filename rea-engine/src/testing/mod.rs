@@ -8,6 +8,8 @@
 //! holds an entry where the scenario allows one, and the journal covers every
 //! observation, so import accepts them and any change to them is noticed.
 
+pub mod fakes;
+
 use std::ffi::OsString;
 use std::path::Path;
 

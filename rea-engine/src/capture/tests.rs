@@ -1,0 +1,171 @@
+//! Lifecycle tests over the fake host: what is recorded, and what is (not)
+//! signalled, when verification answers each way.
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+
+use super::progress::NullProgress;
+use super::{CaptureError, CaptureRequest, capture};
+use crate::BuildInfo;
+use crate::evidence::{CaptureRecord, Evidence};
+use crate::host::ExitStatus;
+use crate::scenario::SignalName;
+use crate::testing::fakes::{FakeOwnership, FakeWorld, ROOT_PID, Reaction};
+
+const BUILD: BuildInfo = BuildInfo { version: "0.0.0-test", revision: None, target: "test" };
+
+fn run(world: &FakeWorld, scenario: Value) -> Result<Evidence, CaptureError> {
+    let dir = tempfile::tempdir().unwrap();
+    let resolved = crate::testing::resolve(dir.path(), scenario);
+    let request = CaptureRequest { resolved, host_environment: Vec::new(), build: BUILD };
+    capture(&world.host(), request, Arc::new(NullProgress))
+}
+
+fn record(e: &Evidence) -> CaptureRecord {
+    serde_json::from_value(e.normalized_result.clone()).unwrap()
+}
+
+#[test]
+fn output_queued_before_the_exit_is_all_recorded() {
+    let world = FakeWorld::new();
+    for chunk in ["one ", "two ", "three"] {
+        world.write_output(chunk.as_bytes());
+    }
+    world.exit(ExitStatus::Code(0));
+    let r = record(&run(&world, json!({"executable": "sh", "settle_ms": 0})).unwrap());
+    let text: String = r.frames.iter().map(|f| f.data.as_str()).collect();
+    assert_eq!(text, "one two three");
+    assert_eq!((r.exit.code, r.exit.signal, r.exit.reason.as_str()), (Some(0), 0, "exited"));
+    assert_eq!(r.settlement.state, "quiesced");
+    // The exit is journaled after every frame.
+    let exit_at = r.event_journal.iter().position(|e| e.collection == "lifecycle" && e.index == 0).unwrap();
+    let last_frame = r.event_journal.iter().rposition(|e| e.collection == "frames").unwrap();
+    assert!(exit_at > last_frame);
+    assert!(world.delivered().is_empty(), "nothing needed a signal");
+}
+
+#[test]
+fn unverifiable_finalization_signals_are_recorded_and_never_sent() {
+    let world = FakeWorld::new();
+    world.push_ownership(ROOT_PID, FakeOwnership::Unverifiable("ownership token unreadable: EACCES".into()));
+    world.push_ownership(ROOT_PID, FakeOwnership::IdentityChanged);
+    let e = run(&world, json!({"executable": "sh", "timeout_ms": 20, "finalization_ms": 30, "settle_ms": 0})).unwrap();
+    let r = record(&e);
+    let fin = r.exit.finalization.as_ref().expect("finalization attempted");
+    assert_eq!(fin.requested_ms, 30);
+    assert_eq!(fin.elapsed_ms, None);
+    assert_eq!(fin.exit_code, None);
+    let receipts: Vec<(&str, &str, Option<&str>)> =
+        fin.signals.iter().map(|s| (s.signal.as_str(), s.delivery.as_str(), s.reason.as_deref())).collect();
+    assert_eq!(
+        receipts,
+        [("SIGTERM", "unverified", Some("ownership token unreadable: EACCES")), ("SIGKILL", "identity-changed", None)]
+    );
+    assert_eq!(fin.signals[1].sent_at_ms, 30);
+    assert_eq!((r.exit.code, r.exit.signal, r.exit.reason.as_str()), (None, 0, "timeout"));
+    assert!(
+        r.residual_unknowns.iter().any(|u| u.scope == "exit" && u.reason.contains("SIGKILL could not be delivered"))
+    );
+    // The process was still alive: settlement saw it, cleanup killed it,
+    // and that verified cleanup kill is the only signal that reached it.
+    assert_eq!(r.settlement.state, "alive_at_deadline");
+    assert_eq!(r.settlement.cleanup_outcome, "cleaned");
+    assert_eq!(world.delivered(), [(ROOT_PID, SignalName::SIGKILL)]);
+}
+
+#[test]
+fn a_term_trap_that_exits_records_the_finalization_exit_code() {
+    let world = FakeWorld::new();
+    world.on_signal(SignalName::SIGTERM, Reaction::Exit(ExitStatus::Code(3)));
+    let r = record(&run(&world, json!({"executable": "sh", "timeout_ms": 20, "finalization_ms": 5000})).unwrap());
+    let fin = r.exit.finalization.unwrap();
+    assert_eq!(fin.exit_code, Some(3));
+    assert!(fin.elapsed_ms.is_some_and(|ms| ms < 5000));
+    assert_eq!(fin.signals.len(), 1);
+    assert_eq!((fin.signals[0].signal.as_str(), fin.signals[0].delivery.as_str()), ("SIGTERM", "signaled"));
+    assert_eq!(r.exit.code, None, "exit.code is null for every deadline exit");
+    assert_eq!(world.delivered(), [(ROOT_PID, SignalName::SIGTERM)]);
+}
+
+#[test]
+fn a_scripted_signal_to_a_changed_identity_fails_without_signalling() {
+    let world = FakeWorld::new();
+    world.push_ownership(ROOT_PID, FakeOwnership::IdentityChanged);
+    let r = record(
+        &run(
+            &world,
+            json!({"executable": "sh", "timeout_ms": 40, "settle_ms": 0,
+                   "events": [{"type": "signal", "at_ms": 0, "signal": "SIGINT"}]}),
+        )
+        .unwrap(),
+    );
+    let event = &r.interaction_events[0];
+    assert_eq!((event.kind.as_str(), event.outcome.as_str()), ("signal", "failed"));
+    assert!(event.reason.as_deref().unwrap().contains("identity changed"), "{event:?}");
+    // Only the deadline's verified SIGKILL reached the process.
+    assert_eq!(world.delivered(), [(ROOT_PID, SignalName::SIGKILL)]);
+    assert_eq!((r.exit.reason.as_str(), r.exit.signal, r.exit.code), ("timeout", 9, None));
+}
+
+#[test]
+fn interactions_are_dispatched_in_scenario_order() {
+    let world = FakeWorld::new();
+    world.on_signal(SignalName::SIGTERM, Reaction::Exit(ExitStatus::Code(0)));
+    let r = record(
+        &run(
+            &world,
+            json!({"executable": "sh", "settle_ms": 0, "events": [
+                {"type": "input", "at_ms": 0, "data": "hi\r"},
+                {"type": "resize", "at_ms": 0, "columns": 100, "rows": 30},
+                {"type": "signal", "at_ms": 5, "signal": "SIGTERM"},
+                {"type": "input", "at_ms": 5000, "data": "never"}
+            ]}),
+        )
+        .unwrap(),
+    );
+    assert_eq!(world.input(), b"hi\r");
+    assert_eq!(world.resizes().len(), 1);
+    let summary: Vec<(&str, &str, &str)> =
+        r.interaction_events.iter().map(|e| (e.kind.as_str(), e.data.as_str(), e.outcome.as_str())).collect();
+    assert_eq!(
+        summary,
+        [
+            ("input", "hi\r", "dispatched"),
+            ("resize", "100x30", "dispatched"),
+            ("signal", "SIGTERM", "dispatched"),
+            ("input", "<not-dispatched>", "target_exited"),
+        ]
+    );
+    assert!(r.interaction_events.iter().enumerate().all(|(i, e)| e.sequence == i as u64));
+}
+
+#[test]
+fn an_unverifiable_descendant_makes_cleanup_incomplete() {
+    let world = FakeWorld::new();
+    world.add_descendant(5000);
+    world.set_ownership(5000, FakeOwnership::Unverifiable("ownership token unreadable: EPERM".into()));
+    world.exit(ExitStatus::Code(0));
+    match run(&world, json!({"executable": "sh", "settle_ms": 0})) {
+        Err(CaptureError::CleanupIncomplete { report }) => {
+            assert!(!report.verified);
+            assert_eq!(report.unresolved, [(5000, "ownership token unreadable: EPERM".to_owned())]);
+        }
+        other => panic!("expected cleanup_incomplete, got {:?}", other.map(|e| e.evidence_id)),
+    }
+    assert!(world.delivered().is_empty(), "an unverifiable process is never signalled");
+}
+
+#[test]
+fn owned_descendants_are_killed_by_cleanup() {
+    let world = FakeWorld::new();
+    world.add_descendant(5001);
+    world.add_descendant(5002);
+    world.exit(ExitStatus::Code(0));
+    let r = record(&run(&world, json!({"executable": "sh", "settle_ms": 0})).unwrap());
+    assert_eq!(r.settlement.state, "alive_at_deadline");
+    assert_eq!(r.cleanup.owned_process_group, "verified");
+    let mut killed = world.delivered();
+    killed.sort_by_key(|(pid, _)| *pid);
+    assert_eq!(killed, [(5001, SignalName::SIGKILL), (5002, SignalName::SIGKILL)]);
+}

@@ -1,0 +1,386 @@
+//! Fakes of the host traits, for engine tests that must not depend on real
+//! processes or on timing.
+//!
+//! A [`FakeWorld`] scripts one launched process: the bytes it writes, how it
+//! reacts to each signal (exit with a status, or ignore it), and what
+//! ownership verification answers for each PID. It records every signal that
+//! actually reached a process, so a test can prove that nothing was signalled
+//! without a verified identity.
+
+use std::collections::{HashMap, VecDeque};
+use std::ffi::OsString;
+use std::path::Path;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, Waker};
+
+use futures_lite::{AsyncRead, AsyncWrite};
+
+use crate::fs::{DirListing, FsError, FsMeta, FsProbe, ProbeFile};
+use crate::host::{
+    BoxFuture, CaptureSupport, Check, ExitStatus, Host, HostError, Interrupts, OwnedProcess, Ownership, OwnershipClaim,
+    OwnershipVerifier, Pid, ProcessIdentity, ProcessInspector, ProcessRow, ProcessTable, PtyBackend, PtyProcess,
+    SignalError, SpawnSpec, StartTime, TermSize,
+};
+use crate::scenario::SignalName;
+
+/// The fake launched process's PID.
+pub const ROOT_PID: u32 = 4242;
+
+/// What the fake process does when a signal reaches it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reaction {
+    /// Exit with this status.
+    Exit(ExitStatus),
+    /// Keep running.
+    Ignore,
+}
+
+/// What verification answers for a PID.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FakeOwnership {
+    /// Owned; signals reach it.
+    Owned,
+    /// Gone.
+    Gone,
+    /// The PID now names another process.
+    IdentityChanged,
+    /// Readable, without the token.
+    Foreign,
+    /// Ownership cannot be read.
+    Unverifiable(String),
+}
+
+#[derive(Default)]
+struct World {
+    output: VecDeque<Vec<u8>>,
+    output_waker: Option<Waker>,
+    exit: Option<ExitStatus>,
+    exit_waker: Option<Waker>,
+    reactions: HashMap<SignalName, Reaction>,
+    ownership: HashMap<u32, FakeOwnership>,
+    ownership_queue: HashMap<u32, VecDeque<FakeOwnership>>,
+    extra_rows: Vec<ProcessRow>,
+    delivered: Vec<(u32, SignalName)>,
+    input: Vec<u8>,
+    resizes: Vec<TermSize>,
+    spawned: Option<SpawnSpec>,
+}
+
+/// A scripted host.
+#[derive(Clone, Default)]
+pub struct FakeWorld(Arc<Mutex<World>>);
+
+impl FakeWorld {
+    /// A world whose process has written nothing and runs until signalled.
+    pub fn new() -> FakeWorld {
+        FakeWorld::default()
+    }
+
+    fn with<T>(&self, f: impl FnOnce(&mut World) -> T) -> T {
+        f(&mut self.0.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// The process writes `bytes` to its terminal.
+    pub fn write_output(&self, bytes: &[u8]) {
+        self.with(|w| {
+            w.output.push_back(bytes.to_vec());
+            if let Some(waker) = w.output_waker.take() {
+                waker.wake();
+            }
+        });
+    }
+
+    /// The process exits with `status`.
+    pub fn exit(&self, status: ExitStatus) {
+        self.with(|w| {
+            w.exit = Some(status);
+            if let Some(waker) = w.exit_waker.take() {
+                waker.wake();
+            }
+        });
+    }
+
+    /// How the process reacts to `signal` (default: ignore).
+    pub fn on_signal(&self, signal: SignalName, reaction: Reaction) {
+        self.with(|w| w.reactions.insert(signal, reaction));
+    }
+
+    /// What verification answers for `pid` (default for the launched
+    /// process: owned while running, gone after exit; others: gone).
+    pub fn set_ownership(&self, pid: u32, ownership: FakeOwnership) {
+        self.with(|w| w.ownership.insert(pid, ownership));
+    }
+
+    /// Queues one answer for `pid`, used by the next verification only.
+    pub fn push_ownership(&self, pid: u32, ownership: FakeOwnership) {
+        self.with(|w| w.ownership_queue.entry(pid).or_default().push_back(ownership));
+    }
+
+    /// Adds a process to the table (a descendant of the launched process,
+    /// in its session).
+    pub fn add_descendant(&self, pid: u32) {
+        self.with(|w| {
+            w.extra_rows.push(ProcessRow {
+                pid: Pid(pid),
+                parent: Pid(ROOT_PID),
+                group: Pid(ROOT_PID),
+                session: Pid(ROOT_PID),
+                start: StartTime(7),
+                zombie: false,
+                command: format!("child {pid}"),
+            });
+        });
+    }
+
+    /// Signals that reached a process, in order.
+    pub fn delivered(&self) -> Vec<(u32, SignalName)> {
+        self.with(|w| w.delivered.clone())
+    }
+
+    /// Bytes written to the terminal's input.
+    pub fn input(&self) -> Vec<u8> {
+        self.with(|w| w.input.clone())
+    }
+
+    /// Terminal sizes set after launch.
+    pub fn resizes(&self) -> Vec<TermSize> {
+        self.with(|w| w.resizes.clone())
+    }
+
+    /// The launch specification, once spawned.
+    pub fn spawned(&self) -> Option<SpawnSpec> {
+        self.with(|w| w.spawned.clone())
+    }
+
+    fn ownership_of(&self, pid: u32) -> FakeOwnership {
+        self.with(|w| match w.ownership_queue.get_mut(&pid).and_then(VecDeque::pop_front) {
+            Some(o) => o,
+            None => match w.ownership.get(&pid) {
+                Some(o) => o.clone(),
+                None if pid == ROOT_PID && w.exit.is_none() => FakeOwnership::Owned,
+                None if w.extra_rows.iter().any(|r| r.pid.0 == pid) => FakeOwnership::Owned,
+                None => FakeOwnership::Gone,
+            },
+        })
+    }
+
+    fn deliver(&self, pid: u32, signal: SignalName) -> Result<(), SignalError> {
+        self.with(|w| {
+            w.delivered.push((pid, signal));
+            if pid == ROOT_PID {
+                let reaction = w.reactions.get(&signal).copied().unwrap_or(if signal == SignalName::SIGKILL {
+                    Reaction::Exit(ExitStatus::Signal(9))
+                } else {
+                    Reaction::Ignore
+                });
+                if let Reaction::Exit(status) = reaction
+                    && w.exit.is_none()
+                {
+                    w.exit = Some(status);
+                    if let Some(waker) = w.exit_waker.take() {
+                        waker.wake();
+                    }
+                }
+            } else if signal == SignalName::SIGKILL {
+                w.extra_rows.retain(|r| r.pid.0 != pid);
+            }
+        });
+        Ok(())
+    }
+
+    /// A [`Host`] over this world. Filesystem reads are unavailable (use
+    /// scenarios without observation paths).
+    pub fn host(&self) -> Host {
+        let fake = Arc::new(FakeHost(self.clone()));
+        Host {
+            platform: "fake",
+            capture: CaptureSupport::Available,
+            pty: fake.clone(),
+            inspector: fake.clone(),
+            verifier: fake.clone(),
+            fs: fake,
+            diagnose: Vec::<Check>::new,
+            interrupts: || Ok(Interrupts::never()),
+        }
+    }
+}
+
+struct FakeHost(FakeWorld);
+
+impl PtyBackend for FakeHost {
+    fn name(&self) -> &'static str {
+        "fake"
+    }
+    fn is_executable(&self, _path: &Path) -> bool {
+        true
+    }
+    fn spawn(&self, spec: &SpawnSpec) -> Result<Box<dyn PtyProcess>, HostError> {
+        self.0.with(|w| w.spawned = Some(spec.clone()));
+        Ok(Box::new(FakeProcess { world: self.0.clone(), handed: 0 }))
+    }
+    fn reap_adopted(&self) -> usize {
+        0
+    }
+}
+
+struct FakeProcess {
+    world: FakeWorld,
+    handed: u8,
+}
+
+struct FakeOutput(FakeWorld);
+
+impl AsyncRead for FakeOutput {
+    fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut [u8]) -> Poll<std::io::Result<usize>> {
+        self.0.with(|w| match w.output.pop_front() {
+            Some(mut chunk) => {
+                let n = chunk.len().min(buf.len());
+                buf[..n].copy_from_slice(&chunk[..n]);
+                if n < chunk.len() {
+                    w.output.push_front(chunk.split_off(n));
+                }
+                Poll::Ready(Ok(n))
+            }
+            None => {
+                w.output_waker = Some(cx.waker().clone());
+                Poll::Pending
+            }
+        })
+    }
+}
+
+struct FakeInput(FakeWorld);
+
+impl AsyncWrite for FakeInput {
+    fn poll_write(self: Pin<&mut Self>, _cx: &mut Context<'_>, buf: &[u8]) -> Poll<std::io::Result<usize>> {
+        self.0.with(|w| w.input.extend_from_slice(buf));
+        Poll::Ready(Ok(buf.len()))
+    }
+    fn poll_flush(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+    fn poll_close(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+}
+
+struct ExitWait(FakeWorld);
+
+impl std::future::Future for ExitWait {
+    type Output = Result<ExitStatus, HostError>;
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        self.0.with(|w| match w.exit {
+            Some(status) => Poll::Ready(Ok(status)),
+            None => {
+                w.exit_waker = Some(cx.waker().clone());
+                Poll::Pending
+            }
+        })
+    }
+}
+
+impl PtyProcess for FakeProcess {
+    fn identity(&self) -> ProcessIdentity {
+        ProcessIdentity { pid: Pid(ROOT_PID), start: StartTime(1) }
+    }
+    fn take_output(&mut self) -> Option<Box<dyn AsyncRead + Send + Unpin>> {
+        (self.handed & 1 == 0).then(|| {
+            self.handed |= 1;
+            Box::new(FakeOutput(self.world.clone())) as Box<dyn AsyncRead + Send + Unpin>
+        })
+    }
+    fn take_input(&mut self) -> Option<Box<dyn AsyncWrite + Send + Unpin>> {
+        (self.handed & 2 == 0).then(|| {
+            self.handed |= 2;
+            Box::new(FakeInput(self.world.clone())) as Box<dyn AsyncWrite + Send + Unpin>
+        })
+    }
+    fn resize(&self, size: TermSize) -> Result<(), HostError> {
+        self.world.with(|w| w.resizes.push(size));
+        Ok(())
+    }
+    fn wait(&self) -> BoxFuture<'static, Result<ExitStatus, HostError>> {
+        Box::pin(ExitWait(self.world.clone()))
+    }
+    fn close_terminal(&mut self) {}
+}
+
+impl ProcessInspector for FakeHost {
+    fn process(&self, pid: Pid) -> Result<Option<ProcessRow>, HostError> {
+        Ok(self.table()?.rows.into_iter().find(|r| r.pid == pid))
+    }
+    fn children(&self, pid: Pid) -> Result<Vec<Pid>, HostError> {
+        Ok(self.table()?.rows.into_iter().filter(|r| r.parent == pid).map(|r| r.pid).collect())
+    }
+    fn table(&self) -> Result<ProcessTable, HostError> {
+        let mut rows = self.0.with(|w| {
+            let mut rows = w.extra_rows.clone();
+            if w.exit.is_none() {
+                rows.push(ProcessRow {
+                    pid: Pid(ROOT_PID),
+                    parent: Pid(std::process::id()),
+                    group: Pid(ROOT_PID),
+                    session: Pid(ROOT_PID),
+                    start: StartTime(1),
+                    zombie: false,
+                    command: "fake".into(),
+                });
+            }
+            rows
+        });
+        rows.sort_by_key(|r| r.pid);
+        Ok(ProcessTable { rows, unreadable: Vec::new() })
+    }
+}
+
+struct FakeOwned {
+    world: FakeWorld,
+    identity: ProcessIdentity,
+}
+
+impl OwnedProcess for FakeOwned {
+    fn identity(&self) -> ProcessIdentity {
+        self.identity
+    }
+    fn signal(&self, signal: SignalName) -> Result<(), SignalError> {
+        self.world.deliver(self.identity.pid.0, signal)
+    }
+}
+
+impl OwnershipVerifier for FakeHost {
+    fn verify(&self, pid: Pid, expected: Option<StartTime>, _claim: &OwnershipClaim<'_>) -> Ownership {
+        match self.0.ownership_of(pid.0) {
+            FakeOwnership::Owned => Ownership::Owned(Box::new(FakeOwned {
+                world: self.0.clone(),
+                identity: ProcessIdentity { pid, start: expected.unwrap_or(StartTime(1)) },
+            })),
+            FakeOwnership::Gone => Ownership::Gone,
+            FakeOwnership::IdentityChanged => Ownership::IdentityChanged,
+            FakeOwnership::Foreign => Ownership::Foreign,
+            FakeOwnership::Unverifiable(reason) => Ownership::Unverifiable { reason },
+        }
+    }
+    fn mechanism(&self) -> &'static str {
+        "fake"
+    }
+}
+
+fn no_fs() -> FsError {
+    FsError { code: None, not_found: false, message: "the fake host has no filesystem".into() }
+}
+
+impl FsProbe for FakeHost {
+    fn lstat(&self, _path: &Path) -> Result<FsMeta, FsError> {
+        Err(no_fs())
+    }
+    fn read_link(&self, _path: &Path) -> Result<OsString, FsError> {
+        Err(no_fs())
+    }
+    fn read_dir(&self, _path: &Path, _capacity: usize) -> Result<DirListing, FsError> {
+        Err(no_fs())
+    }
+    fn open_file(&self, _path: &Path) -> Result<Box<dyn ProbeFile>, FsError> {
+        Err(no_fs())
+    }
+}
