@@ -61,6 +61,10 @@ pub(crate) fn run(args: CaptureProcessArgs) -> Outcome {
     let request = CaptureRequest { resolved, host_environment, build: crate::BUILD };
     match capture(&host, request, Arc::new(StderrProgress)) {
         Ok(evidence) => Outcome { document: serde_json::to_value(evidence).unwrap_or_default(), success: true },
-        Err(e) => failure(&e),
+        Err(mut e) => {
+            // A failed cleanup is retried once before the error is printed.
+            e.retry_cleanup(&host);
+            failure(&e)
+        }
     }
 }

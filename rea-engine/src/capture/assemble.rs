@@ -234,13 +234,7 @@ impl Assembly<'_> {
                 first_sampling_failure: self.sampled.first_failure.clone(),
             },
         };
-        let td = &truncation_details;
-        let truncated = td.raw_terminal.truncated
-            || td.normalized_terminal.as_ref().is_some_and(|n| n.truncated)
-            || td.rendered_terminal.truncated
-            || td.filesystem_before.truncated
-            || td.filesystem_after.truncated
-            || td.process.truncated;
+        let truncated = truncation_details.any_truncated();
 
         let mut limitations = vec![LIMIT_SAMPLED.to_owned()];
         if sampling_partial {

@@ -81,12 +81,41 @@ pub enum CaptureError {
     /// Owned processes could not all be verified gone.
     #[error("owned-process cleanup is incomplete: {}", describe_unresolved(&.report.unresolved))]
     CleanupIncomplete {
-        /// What cleanup did.
+        /// What the capture's own cleanup did.
         report: Box<CleanupReport>,
+        /// What is needed to retry the cleanup.
+        pending: Box<PendingCleanup>,
+        /// The outcome of the latest retry, if one ran.
+        retried: Option<Box<CleanupReport>>,
     },
     /// A filesystem snapshot failed without an OS error code.
     #[error("{0}")]
     Snapshot(SnapshotError),
+}
+
+/// The resources of a cleanup that could not be verified, kept so the owner
+/// can retry it (the CLI retries once before printing its error).
+#[derive(Debug, Clone)]
+pub struct PendingCleanup {
+    run: RunOwnership,
+    groups: BTreeSet<u32>,
+}
+
+impl CaptureError {
+    /// Retries a pending cleanup once; the error keeps the facts of the
+    /// original attempt and records the retry. Returns whether owned
+    /// processes are now verified gone (true when nothing was pending).
+    pub fn retry_cleanup(&mut self, host: &Host) -> bool {
+        match self {
+            CaptureError::CleanupIncomplete { pending, retried, .. } => {
+                let report = owned::cleanup(host, &pending.run, &pending.groups);
+                let verified = report.verified;
+                *retried = Some(Box::new(report));
+                verified
+            }
+            _ => true,
+        }
+    }
 }
 
 fn describe_unresolved(list: &[(u32, String)]) -> String {
@@ -140,10 +169,11 @@ impl UserError for CaptureError {
                 "cleanup_report": cleanup,
                 "partial_observation": partial_observation,
             })),
-            CaptureError::CleanupIncomplete { report } => Some(json!({
+            CaptureError::CleanupIncomplete { report, retried, .. } => Some(json!({
                 "operation": "process_capture",
-                "cleanup": "incomplete",
+                "cleanup": if retried.as_ref().is_some_and(|r| r.verified) { "complete" } else { "incomplete" },
                 "cleanup_report": report,
+                "cleanup_retry": retried,
             })),
             CaptureError::Spawn(HostError::Spawn { program, .. }) => Some(json!({
                 "operation": "process_capture",
@@ -295,6 +325,31 @@ fn elapsed_ms(since: Instant) -> u64 {
 async fn run_cleanup(host: &Host, run: &RunOwnership, groups: &BTreeSet<u32>) -> CleanupReport {
     let (h, r, g) = (host.clone(), run.clone(), groups.clone());
     blocking::unblock(move || owned::cleanup(&h, &r, &g)).await
+}
+
+/// Cleans up after an interrupt and builds the cancelled error.
+#[expect(clippy::too_many_arguments, reason = "every resource the run owns is released here")]
+async fn cancelled(
+    host: &Host,
+    run: &RunOwnership,
+    groups: &BTreeSet<u32>,
+    mut process: Box<dyn crate::host::PtyProcess>,
+    temp: tempfile::TempDir,
+    mut progress: ProgressReporter,
+    counts: Counts,
+    signal: &'static str,
+) -> CaptureError {
+    progress.update(Phase::Cleanup, counts);
+    let report = run_cleanup(host, run, groups).await;
+    process.close_terminal();
+    let removed = temp.close().is_ok();
+    let states = FinalStates {
+        disposition: "cancelled",
+        owned_process_group: if report.verified { "cleaned" } else { "failed" },
+        temporary_root: if removed { "cleaned" } else { "failed" },
+    };
+    progress.finish(counts, &states.text());
+    CaptureError::Cancelled { signal, cleanup: Box::new(report), partial_observation: None }
 }
 
 /// The capture lifecycle.
@@ -465,20 +520,7 @@ pub async fn capture_async(
 
     if let Some(signal) = outcome.cancelled {
         let groups = sampler.stop().groups;
-        progress.update(Phase::Cleanup, counts);
-        let report = run_cleanup(host, &run, &groups).await;
-        process.close_terminal();
-        let removed = temp.close().is_ok();
-        fail(
-            progress,
-            counts,
-            FinalStates {
-                disposition: "cancelled",
-                owned_process_group: if report.verified { "cleaned" } else { "failed" },
-                temporary_root: if removed { "cleaned" } else { "failed" },
-            },
-        );
-        return Err(CaptureError::Cancelled { signal, cleanup: Box::new(report), partial_observation: None });
+        return Err(cancelled(host, &run, &groups, process, temp, progress, counts, signal).await);
     }
 
     progress.update(Phase::Settling, counts);
@@ -489,20 +531,7 @@ pub async fn capture_async(
     let (settle_state, settle_elapsed) = match settled {
         Ok(s) => s,
         Err(signal) => {
-            progress.update(Phase::Cleanup, counts);
-            let report = run_cleanup(host, &run, &sampled.groups).await;
-            process.close_terminal();
-            let removed = temp.close().is_ok();
-            fail(
-                progress,
-                counts,
-                FinalStates {
-                    disposition: "cancelled",
-                    owned_process_group: if report.verified { "cleaned" } else { "failed" },
-                    temporary_root: if removed { "cleaned" } else { "failed" },
-                },
-            );
-            return Err(CaptureError::Cancelled { signal, cleanup: Box::new(report), partial_observation: None });
+            return Err(cancelled(host, &run, &sampled.groups, process, temp, progress, counts, signal).await);
         }
     };
 
@@ -528,7 +557,11 @@ pub async fn capture_async(
     }
     if !report.verified {
         fail(progress, counts, states);
-        return Err(CaptureError::CleanupIncomplete { report: Box::new(report) });
+        return Err(CaptureError::CleanupIncomplete {
+            report: Box::new(report),
+            pending: Box::new(PendingCleanup { run, groups: sampled.groups }),
+            retried: None,
+        });
     }
     let after = match after {
         Ok(s) => s,

@@ -147,13 +147,22 @@ fn an_unverifiable_descendant_makes_cleanup_incomplete() {
     world.set_ownership(5000, FakeOwnership::Unverifiable("ownership token unreadable: EPERM".into()));
     world.exit(ExitStatus::Code(0));
     match run(&world, json!({"executable": "sh", "settle_ms": 0})) {
-        Err(CaptureError::CleanupIncomplete { report }) => {
+        Err(mut e @ CaptureError::CleanupIncomplete { .. }) => {
+            let CaptureError::CleanupIncomplete { report, .. } = &e else { unreachable!() };
             assert!(!report.verified);
             assert_eq!(report.unresolved, [(5000, "ownership token unreadable: EPERM".to_owned())]);
+            assert!(world.delivered().is_empty(), "an unverifiable process is never signalled");
+            // A retry once the process became verifiable kills it and clears the status.
+            world.set_ownership(5000, FakeOwnership::Owned);
+            assert!(e.retry_cleanup(&world.host()));
+            let details = crate::UserError::details(&e).unwrap();
+            assert_eq!(details["cleanup"], "complete");
+            assert_eq!(details["cleanup_report"]["verified"], false, "the original facts are kept");
+            assert_eq!(world.delivered(), [(5000, SignalName::SIGKILL)]);
+            return;
         }
         other => panic!("expected cleanup_incomplete, got {:?}", other.map(|e| e.evidence_id)),
     }
-    assert!(world.delivered().is_empty(), "an unverifiable process is never signalled");
 }
 
 #[test]

@@ -279,13 +279,7 @@ pub(crate) fn check_record(r: &CaptureRecord) -> Result<(), Broken> {
         })?;
     }
 
-    let td = &r.truncation_details;
-    let any = td.raw_terminal.truncated
-        || td.normalized_terminal.as_ref().is_some_and(|n| n.truncated)
-        || td.rendered_terminal.truncated
-        || td.filesystem_before.truncated
-        || td.filesystem_after.truncated
-        || td.process.truncated;
+    let any = r.truncation_details.any_truncated();
     require(r.truncated == any, "truncated", || format!("is {} but truncation_details says {any}", r.truncated))?;
 
     check_journal(r)

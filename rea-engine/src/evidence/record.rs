@@ -324,6 +324,18 @@ pub struct TruncationDetails {
     pub process: ProcessTruncation,
 }
 
+impl TruncationDetails {
+    /// Whether any area was truncated (the record's `truncated` flag).
+    pub fn any_truncated(&self) -> bool {
+        self.raw_terminal.truncated
+            || self.normalized_terminal.as_ref().is_some_and(|n| n.truncated)
+            || self.rendered_terminal.truncated
+            || self.filesystem_before.truncated
+            || self.filesystem_after.truncated
+            || self.process.truncated
+    }
+}
+
 /// Raw terminal accounting.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
