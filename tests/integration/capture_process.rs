@@ -122,7 +122,8 @@ fn a_program_ignoring_term_gets_exactly_one_sigkill() {
     let names: Vec<&str> = signals.iter().map(|s| s["signal"].as_str().unwrap()).collect();
     assert_eq!(names, ["SIGTERM", "SIGKILL"]);
     assert!(signals.iter().all(|s| s["delivery"] == "signaled"), "{signals:?}");
-    assert_eq!(signals[1]["sent_at_ms"], 400);
+    let kill_at = signals[1]["sent_at_ms"].as_u64().unwrap();
+    assert!((400..5000).contains(&kill_at), "SIGKILL sent at {kill_at} ms, not after the 400 ms interval");
     assert_eq!(exit["finalization"]["exit_code"], Value::Null);
 }
 

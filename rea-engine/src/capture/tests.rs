@@ -62,7 +62,7 @@ fn unverifiable_finalization_signals_are_recorded_and_never_sent() {
         receipts,
         [("SIGTERM", "unverified", Some("ownership token unreadable: EACCES")), ("SIGKILL", "identity-changed", None)]
     );
-    assert_eq!(fin.signals[1].sent_at_ms, 30);
+    assert!(fin.signals[1].sent_at_ms >= 30, "SIGKILL only after the interval");
     assert_eq!((r.exit.code, r.exit.signal, r.exit.reason.as_str()), (None, 0, "timeout"));
     assert!(
         r.residual_unknowns.iter().any(|u| u.scope == "exit" && u.reason.contains("SIGKILL could not be delivered"))
