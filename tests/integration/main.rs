@@ -1,6 +1,7 @@
 //! Black-box tests of the built `rea` binary, one test binary for all.
 
 mod capture_process;
+mod compare_trace;
 mod stub;
 #[cfg_attr(feature = "force-stub", expect(dead_code, reason = "the stub tests use only rea_bin"))]
 mod util;
