@@ -419,33 +419,13 @@ pub fn compare_records(l: &CaptureRecord, r: &CaptureRecord, trace: Option<&Trac
 mod tests {
     use super::trace::testkit::{RecordBuilder, partial_order};
     use super::*;
-    use crate::evidence::{CAPTURE_OPERATION, CAPTURE_PREDICATE, compute_evidence_id};
-
-    fn capture_envelope(id: &str) -> Evidence {
-        Evidence {
-            schema_version: EVIDENCE_SCHEMA_VERSION,
-            evidence_id: id.into(),
-            subject: Value::Null,
-            provider: Provider::current(),
-            analysis_profile: None,
-            predicate_type: CAPTURE_PREDICATE.into(),
-            operation: CAPTURE_OPERATION.into(),
-            parameters: json!({}),
-            raw_result: Value::Null,
-            normalized_result: Value::Null,
-            confidence: "observed".into(),
-            authority: "controlled-replay".into(),
-            environment: Value::Null,
-            limitations: Vec::new(),
-            locations: Vec::new(),
-            evidence_links: Vec::new(),
-        }
-    }
+    use crate::evidence::{capture_evidence, compute_evidence_id};
 
     #[test]
     fn a_trace_adds_its_specification_and_verdict_to_the_same_predicate() {
         let record = RecordBuilder::new().exit(0).settle(50).build();
-        let (l, r) = (capture_envelope("ev_left"), capture_envelope("ev_right"));
+        let l = capture_evidence(&record, json!({"side": "left"})).unwrap();
+        let r = capture_evidence(&record, json!({"side": "right"})).unwrap();
         let side = |e| Side { evidence: e, record: &record };
 
         let plain = compare(side(&l), side(&r), None).unwrap();
@@ -466,7 +446,7 @@ mod tests {
         let traced = compare(side(&l), side(&r), Some(&spec)).unwrap();
         assert_eq!(traced.predicate_type, COMPARISON_PREDICATE);
         assert_eq!(traced.parameters["trace_spec"], doc);
-        assert_eq!(traced.parameters["left_evidence_id"], "ev_left");
+        assert_eq!(traced.parameters["left_evidence_id"], json!(l.evidence_id));
         assert_eq!(traced.normalized_result["trace"]["verdict"], "equivalent");
         assert_eq!(traced.evidence_id, compute_evidence_id(&traced).unwrap());
         assert_ne!(traced.evidence_id, plain.evidence_id, "the specification is part of the identity");
