@@ -50,8 +50,11 @@ differences is a successful comparison (exit 0).
 
   rea compare-process-captures authority.json reconstruction.json --json
 
-An optional third file is a trace specification stating the events and
-ordering constraints to accept.")]
+An optional third file is a trace specification stating the exact events and
+ordering constraints to accept (see docs/formats.md, \"Trace specifications\");
+its verdict is in normalized_result.trace:
+
+  rea compare-process-captures left.json right.json trace.json --json")]
     CompareProcessCaptures(CompareArgs),
 
     /// Report what this host can do and what to fix.

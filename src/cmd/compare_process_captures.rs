@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use rea_engine::UserError;
-use rea_engine::compare::{Side, compare};
+use rea_engine::compare::{Side, TraceSpec, compare, parse_trace_spec};
 use rea_engine::evidence::{CaptureRecord, Evidence, import_capture};
 use rea_engine::input::read_json_file;
 
@@ -16,16 +16,25 @@ fn load(path: &Path) -> Result<(Evidence, CaptureRecord), Box<dyn UserError>> {
     import_capture(&path.display().to_string(), value).map_err(|e| Box::new(e) as Box<dyn UserError>)
 }
 
+fn load_trace(path: &Path) -> Result<TraceSpec, Box<dyn UserError>> {
+    let value = read_json_file("trace specification", path).map_err(|e| Box::new(e) as Box<dyn UserError>)?;
+    parse_trace_spec(value).map_err(|mut e| {
+        e.file = Some(path.to_owned());
+        Box::new(e) as Box<dyn UserError>
+    })
+}
+
 pub(crate) fn run(args: CompareArgs) -> Outcome {
     let (left, right) = match (load(&args.left), load(&args.right)) {
         (Ok(l), Ok(r)) => (l, r),
         (Err(e), _) | (_, Err(e)) => return failure(e.as_ref()),
     };
-    if let Some(trace) = &args.trace {
-        let err = rea_engine::compare::TraceUnavailable { path: trace.clone() };
-        return failure(&err);
-    }
-    match compare(Side { evidence: &left.0, record: &left.1 }, Side { evidence: &right.0, record: &right.1 }) {
+    let trace = match args.trace.as_deref().map(load_trace).transpose() {
+        Ok(t) => t,
+        Err(e) => return failure(e.as_ref()),
+    };
+    let (l, r) = (Side { evidence: &left.0, record: &left.1 }, Side { evidence: &right.0, record: &right.1 });
+    match compare(l, r, trace.as_ref()) {
         Ok(evidence) => Outcome { document: serde_json::to_value(evidence).unwrap_or_default(), success: true },
         Err(e) => failure(&e),
     }

@@ -2,6 +2,7 @@
 
 mod capture_process;
 mod compare_cli;
+mod compare_trace;
 mod sandbox;
 mod scenario_rejection;
 mod stub;

@@ -8,13 +8,18 @@
 //! whose root was not completely enumerated, or to files without digests, is
 //! `truncated` rather than `changed`, while a difference elsewhere is still a
 //! seen change.
+//!
+//! An optional trace specification ([`trace`]) adds a `trace` verdict and
+//! changes the statuses of the dimensions its sources cover.
 
 mod contract;
+pub mod trace;
 
 use serde::Serialize;
 use serde_json::{Value, json};
 
 pub use contract::contract_differences;
+pub use trace::{TraceSpec, TraceSpecError, parse_trace_spec};
 
 use crate::error::{Category, UserError};
 use crate::evidence::{
@@ -84,7 +89,10 @@ pub struct DimensionResult {
     pub dimension: &'static str,
     /// `unchanged`, `added`, `removed`, `changed`, `truncated` or `unknown`.
     pub status: &'static str,
-    /// Why it is `truncated` or `unknown`.
+    /// The dimension's own status, present only when a trace verdict replaced it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exact_status: Option<&'static str>,
+    /// Why it is `truncated` or `unknown`, or which trace difference made it `changed`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub reasons: Vec<String>,
 }
@@ -98,14 +106,15 @@ struct Candidate {
     right: Value,
 }
 
-/// Compares two imported captures and returns sealed comparison Evidence.
-pub fn compare(left: Side<'_>, right: Side<'_>) -> Result<Evidence, CompareError> {
+/// Compares two imported captures, under `trace` when given, and returns
+/// sealed comparison Evidence.
+pub fn compare(left: Side<'_>, right: Side<'_>, trace: Option<&TraceSpec>) -> Result<Evidence, CompareError> {
     let fields =
         contract_differences(&left.record.manifest.comparison_contract, &right.record.manifest.comparison_contract);
     if !fields.is_empty() {
         return Err(CompareError::ContractMismatch { fields });
     }
-    let result = compare_records(left.record, right.record);
+    let result = compare_records(left.record, right.record, trace);
     let mut limitations = vec![NO_SUBJECT_LIMITATION.to_owned()];
     for l in result["limitations"].as_array().into_iter().flatten() {
         if let Some(s) = l.as_str() {
@@ -122,12 +131,7 @@ pub fn compare(left: Side<'_>, right: Side<'_>) -> Result<Evidence, CompareError
         analysis_profile: None,
         predicate_type: COMPARISON_PREDICATE.into(),
         operation: COMPARISON_OPERATION.into(),
-        parameters: json!({
-            "left_evidence_id": left.evidence.evidence_id,
-            "right_evidence_id": right.evidence.evidence_id,
-            "left_normalization": left.record.normalization,
-            "right_normalization": right.record.normalization,
-        }),
+        parameters: parameters(&left, &right, trace),
         raw_result: Value::Null,
         normalized_result: result,
         confidence: "derived".into(),
@@ -137,6 +141,19 @@ pub fn compare(left: Side<'_>, right: Side<'_>) -> Result<Evidence, CompareError
         locations,
         evidence_links: vec![left.evidence.evidence_id.clone(), right.evidence.evidence_id.clone()],
     })?)
+}
+
+fn parameters(left: &Side<'_>, right: &Side<'_>, trace: Option<&TraceSpec>) -> Value {
+    let mut parameters = json!({
+        "left_evidence_id": left.evidence.evidence_id,
+        "right_evidence_id": right.evidence.evidence_id,
+        "left_normalization": left.record.normalization,
+        "right_normalization": right.record.normalization,
+    });
+    if let Some(spec) = trace {
+        merge(&mut parameters, json!({ "trace_spec": spec.given }));
+    }
+    parameters
 }
 
 fn terminal_items(r: &CaptureRecord) -> Vec<Value> {
@@ -263,11 +280,11 @@ fn at_ms(v: &Value) -> Option<u64> {
     v.get("at_ms").and_then(Value::as_u64).filter(|n| *n <= crate::scenario::MAX_SAFE_INTEGER)
 }
 
-/// Builds the comparison record (the `normalized_result`).
-pub fn compare_records(l: &CaptureRecord, r: &CaptureRecord) -> Value {
+/// Each dimension's own status, and the first differing observation of
+/// every dimension whose observations differ.
+fn classify(l: &CaptureRecord, r: &CaptureRecord) -> (Vec<DimensionResult>, Vec<Candidate>) {
     let mut dimensions = Vec::new();
     let mut candidates = Vec::new();
-    let mut complete = true;
     for dimension in DIMENSIONS {
         let (lo, ro) = (observations(l, dimension), observations(r, dimension));
         let equal = same(&lo, &ro);
@@ -307,11 +324,26 @@ pub fn compare_records(l: &CaptureRecord, r: &CaptureRecord) -> Value {
         };
         let mut reasons = reasons;
         reasons.dedup();
-        if matches!(status, "unknown" | "truncated") {
-            complete = false;
-        }
-        dimensions.push(DimensionResult { dimension, status, reasons });
+        dimensions.push(DimensionResult { dimension, status, exact_status: None, reasons });
     }
+    (dimensions, candidates)
+}
+
+/// Builds the comparison record (the `normalized_result`), with a `trace`
+/// object when `trace` is given.
+pub fn compare_records(l: &CaptureRecord, r: &CaptureRecord, trace: Option<&TraceSpec>) -> Value {
+    let (mut dimensions, mut candidates) = classify(l, r);
+    let trace_result = trace.map(|spec| {
+        let result = trace::compare_traces(l, r, spec);
+        trace::apply(&result, spec, l, r, &mut dimensions);
+        result
+    });
+    let verdict = trace_result.as_ref().map(|t| t.verdict);
+    if verdict == Some(trace::Verdict::Equivalent) {
+        // The trace accepted these dimensions; their exact differences are not divergences.
+        candidates.retain(|c| dimensions.iter().any(|d| d.dimension == c.dimension && d.status != "unchanged"));
+    }
+    let complete = dimensions.iter().all(|d| !matches!(d.status, "unknown" | "truncated"));
 
     let status = if dimensions.iter().any(|d| matches!(d.status, "changed" | "added" | "removed")) {
         "changed"
@@ -344,6 +376,11 @@ pub fn compare_records(l: &CaptureRecord, r: &CaptureRecord) -> Value {
             merge(&mut found, json!({"status": "found"}));
             found
         }
+        (true, None) if status == "changed" => json!({
+            "status": "unknown",
+            "reason": "The trace comparison found a difference that no single observation locates; see trace.diagnostic.",
+            "earliest_observed_difference": null,
+        }),
         (true, None) => json!({"status": "none"}),
         (false, earliest) => json!({
             "status": "unknown",
@@ -365,31 +402,53 @@ pub fn compare_records(l: &CaptureRecord, r: &CaptureRecord) -> Value {
         rec.residual_unknowns.iter().for_each(|u| push(&u.reason));
     }
 
-    json!({
+    let mut record = json!({
         "schema_version": COMPARISON_SCHEMA_VERSION,
         "status": status,
         "dimensions": dimensions,
         "first_divergence": first_divergence,
         "limitations": limitations,
-    })
+    });
+    if let Some(t) = trace_result {
+        merge(&mut record, json!({ "trace": t }));
+    }
+    record
 }
 
-/// Trace comparison was requested but this build cannot evaluate it.
-#[derive(Debug, thiserror::Error)]
-#[error("trace specification {} cannot be evaluated: this build of rea does not implement trace comparison", .path.display())]
-pub struct TraceUnavailable {
-    /// The trace file.
-    pub path: std::path::PathBuf,
-}
+#[cfg(test)]
+mod tests {
+    use super::trace::testkit::{RecordBuilder, partial_order};
+    use super::*;
+    use crate::evidence::{capture_evidence, compute_evidence_id};
 
-impl UserError for TraceUnavailable {
-    fn category(&self) -> Category {
-        Category::UnsupportedProvider
-    }
-    fn code(&self) -> &'static str {
-        "trace_unavailable"
-    }
-    fn remediation(&self) -> String {
-        "Compare without the trace file; the dimension comparison does not need it.".into()
+    #[test]
+    fn a_trace_adds_its_specification_and_verdict_to_the_same_predicate() {
+        let record = RecordBuilder::new().exit(0).settle(50).build();
+        let l = capture_evidence(&record, json!({"side": "left"})).unwrap();
+        let r = capture_evidence(&record, json!({"side": "right"})).unwrap();
+        let side = |e| Side { evidence: e, record: &record };
+
+        let plain = compare(side(&l), side(&r), None).unwrap();
+        assert!(plain.parameters.get("trace_spec").is_none());
+        assert!(plain.normalized_result.get("trace").is_none());
+
+        // Settlement timing is not asserted.
+        let doc = partial_order(
+            json!([
+                {"id": "exit", "source": "lifecycle", "ignore_fields": ["elapsed_ms"],
+                 "exact": {"event": "exit", "code": 0, "signal": 0, "reason": "exited"}},
+                {"id": "settled", "source": "lifecycle", "ignore_fields": ["elapsed_ms"],
+                 "exact": {"event": "settlement", "state": "quiesced", "cleanup_outcome": "not_required"}}
+            ]),
+            json!({"happens_before": [{"before": "exit", "after": "settled"}]}),
+        );
+        let spec = parse_trace_spec(doc.clone()).unwrap();
+        let traced = compare(side(&l), side(&r), Some(&spec)).unwrap();
+        assert_eq!(traced.predicate_type, COMPARISON_PREDICATE);
+        assert_eq!(traced.parameters["trace_spec"], doc);
+        assert_eq!(traced.parameters["left_evidence_id"], json!(l.evidence_id));
+        assert_eq!(traced.normalized_result["trace"]["verdict"], "equivalent");
+        assert_eq!(traced.evidence_id, compute_evidence_id(&traced).unwrap());
+        assert_ne!(traced.evidence_id, plain.evidence_id, "the specification is part of the identity");
     }
 }

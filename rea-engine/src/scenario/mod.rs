@@ -22,6 +22,7 @@ pub use commit::{
 pub use model::*;
 pub use resolve::{ResolveError, ResolvedScenario, Resolver};
 pub use validate::Issue;
+pub(crate) use validate::type_name;
 
 use crate::error::{Category, UserError};
 use crate::input::{InputError, read_json_file};
