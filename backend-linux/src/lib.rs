@@ -1,5 +1,6 @@
 //! The Linux host backend.
 #![cfg(target_os = "linux")]
+pub mod fs;
 
 use rea_engine::Host;
 use rea_engine::host::{CaptureSupport, Check};
