@@ -32,13 +32,8 @@ const DIRENT_BUFFER: usize = 32 * 1024;
 #[derive(Debug, Clone, Copy, Default)]
 pub struct LinuxFs;
 
-fn fs_error(error: &io::Error) -> FsError {
-    let code = error.raw_os_error();
-    FsError { code, not_found: matches!(code, Some(libc::ENOENT | libc::ENOTDIR)), message: error.to_string() }
-}
-
 fn errno_error(errno: rustix::io::Errno) -> FsError {
-    fs_error(&io::Error::from(errno))
+    FsError::from_io(&io::Error::from(errno))
 }
 
 fn fs_meta(metadata: &Metadata) -> FsMeta {
@@ -70,16 +65,16 @@ fn open(path: &Path, flags: OFlags) -> Result<File, FsError> {
 
 impl FsProbe for LinuxFs {
     fn lstat(&self, path: &Path) -> Result<FsMeta, FsError> {
-        std::fs::symlink_metadata(path).map(|metadata| fs_meta(&metadata)).map_err(|error| fs_error(&error))
+        std::fs::symlink_metadata(path).map(|metadata| fs_meta(&metadata)).map_err(|error| FsError::from_io(&error))
     }
 
     fn read_link(&self, path: &Path) -> Result<OsString, FsError> {
-        std::fs::read_link(path).map(|target| target.into_os_string()).map_err(|error| fs_error(&error))
+        std::fs::read_link(path).map(|target| target.into_os_string()).map_err(|error| FsError::from_io(&error))
     }
 
     fn read_dir(&self, path: &Path, capacity: usize) -> Result<DirListing, FsError> {
         let dir = open(path, OFlags::DIRECTORY)?;
-        let meta = fs_meta(&dir.metadata().map_err(|error| fs_error(&error))?);
+        let meta = fs_meta(&dir.metadata().map_err(|error| FsError::from_io(&error))?);
         let mut buffer = Vec::with_capacity(DIRENT_BUFFER);
         let mut entries = RawDir::new(&dir, buffer.spare_capacity_mut());
         let mut names = Vec::new();
@@ -110,14 +105,14 @@ struct LinuxFile(File);
 
 impl ProbeFile for LinuxFile {
     fn meta(&self) -> Result<FsMeta, FsError> {
-        self.0.metadata().map(|metadata| fs_meta(&metadata)).map_err(|error| fs_error(&error))
+        self.0.metadata().map(|metadata| fs_meta(&metadata)).map_err(|error| FsError::from_io(&error))
     }
 
     fn read(&mut self, buf: &mut [u8]) -> Result<usize, FsError> {
         loop {
             match self.0.read(buf) {
                 Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
-                result => return result.map_err(|error| fs_error(&error)),
+                result => return result.map_err(|error| FsError::from_io(&error)),
             }
         }
     }

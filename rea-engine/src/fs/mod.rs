@@ -87,7 +87,7 @@ impl FsError {
     pub fn from_io(err: &std::io::Error) -> FsError {
         FsError {
             code: err.raw_os_error(),
-            not_found: err.kind() == std::io::ErrorKind::NotFound,
+            not_found: matches!(err.kind(), std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory),
             message: err.to_string(),
         }
     }
