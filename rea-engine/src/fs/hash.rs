@@ -117,6 +117,38 @@ fn omitted(remaining_budget: u64, reason: &'static str, system_code: Option<i32>
     Decision::Omitted { remaining_budget, reason, system_code }
 }
 
+/// The certain decisions given the outcomes known so far (`None` from the
+/// first file whose outcome is still needed), and the budget left there.
+pub(super) fn settle(sizes: &[u64], budget: u64, outcomes: &[Option<Attempt>]) -> (Vec<Option<Decision>>, u64) {
+    let settled = replay(sizes, budget, outcomes);
+    (settled.decisions, settled.certain_remaining)
+}
+
+/// The first round's admission, decided while the walk is still finding
+/// files: assume every admitted file will be digested. This is exactly what
+/// [`plan`]'s first replay, with no outcome known, selects.
+#[derive(Debug)]
+pub(super) struct Speculation {
+    remaining: u64,
+}
+
+impl Speculation {
+    /// Starts with the whole budget.
+    pub(super) fn new(budget: u64) -> Speculation {
+        Speculation { remaining: budget }
+    }
+
+    /// Whether the next file in walk order, of `size` bytes, is hashed in
+    /// the first round.
+    pub(super) fn admit(&mut self, size: u64) -> bool {
+        let fits = size <= self.remaining;
+        if fits {
+            self.remaining -= size;
+        }
+        fits
+    }
+}
+
 /// Hashing stopped early: the decisions that were already certain.
 #[derive(Debug)]
 pub(super) struct Unfinished {
@@ -131,82 +163,110 @@ pub(super) struct Unfinished {
 }
 
 /// Decides every file's digest with the sequential budget semantics, hashing
-/// on up to `threads` threads. `attempt(index, buffer)` hashes file `index`;
-/// each index is attempted at most once.
-pub(super) fn plan<F>(sizes: &[u64], budget: u64, threads: usize, attempt: F) -> Result<Vec<Decision>, Unfinished>
+/// on up to `threads` threads. `outcomes` holds what earlier hashing already
+/// found (`None` where nothing is known); `attempt(index, buffer)` hashes
+/// file `index`. No file with a known outcome is hashed again, and each
+/// other file at most once.
+pub(super) fn plan<F>(
+    sizes: &[u64],
+    budget: u64,
+    threads: usize,
+    mut outcomes: Vec<Option<Attempt>>,
+    attempt: F,
+) -> Result<Vec<Decision>, Unfinished>
 where
     F: Fn(usize, &mut Vec<u8>) -> Result<Attempt, Interrupt> + Sync,
 {
-    let mut outcomes: Vec<Option<Attempt>> = vec![None; sizes.len()];
     loop {
         let round = replay(sizes, budget, &outcomes);
         if round.wanted.is_empty() {
             return Ok(round.decisions.into_iter().flatten().collect());
         }
-        let (done, interrupt) = run_parallel(&round.wanted, threads, &attempt);
-        for (index, outcome) in done {
+        let worked = run_parallel(&round.wanted, threads, &attempt);
+        for (index, outcome) in worked.done {
             outcomes[index] = Some(outcome);
         }
-        if let Some((index, interrupt)) = interrupt {
-            let stopped = replay(sizes, budget, &outcomes);
-            return Err(Unfinished {
-                interrupt,
-                index,
-                decisions: stopped.decisions,
-                remaining_budget: stopped.certain_remaining,
-            });
+        if let Some((index, interrupt)) = worked.interrupt {
+            let (decisions, remaining_budget) = settle(sizes, budget, &outcomes);
+            return Err(Unfinished { interrupt, index, decisions, remaining_budget });
         }
     }
 }
 
+/// What hashing threads produced.
+#[derive(Debug, Default)]
+pub(super) struct Worked {
+    /// Finished outcomes by file index.
+    pub(super) done: Vec<(usize, Attempt)>,
+    /// The interruption that stopped the threads, with its file index.
+    pub(super) interrupt: Option<(usize, Interrupt)>,
+}
+
+impl Worked {
+    /// Combines the results of several threads. An unexpected failure says
+    /// more than a cancellation, so it wins; among equals, the earlier file.
+    pub(super) fn merge(parts: impl IntoIterator<Item = Worked>) -> Worked {
+        let rank = |stop: &(usize, Interrupt)| (matches!(stop.1, Interrupt::Cancelled), stop.0);
+        let mut merged = Worked::default();
+        for part in parts {
+            merged.done.extend(part.done);
+            merged.interrupt = match (merged.interrupt, part.interrupt) {
+                (Some(a), Some(b)) => Some(if rank(&b) < rank(&a) { b } else { a }),
+                (a, b) => a.or(b),
+            };
+        }
+        merged
+    }
+}
+
+/// One hashing thread: hashes the `(index, job)` pairs `next` yields until it
+/// yields none or a thread was interrupted, which sets `stopped`.
+pub(super) fn work<J>(
+    next: impl Fn() -> Option<(usize, J)>,
+    attempt: impl Fn(usize, &J, &mut Vec<u8>) -> Result<Attempt, Interrupt>,
+    stopped: &AtomicBool,
+) -> Worked {
+    let mut buffer = Vec::new();
+    let mut worked = Worked::default();
+    while !stopped.load(Ordering::Relaxed) {
+        let Some((index, job)) = next() else { break };
+        match attempt(index, &job, &mut buffer) {
+            Ok(outcome) => worked.done.push((index, outcome)),
+            Err(interrupt) => {
+                stopped.store(true, Ordering::Relaxed);
+                worked.interrupt = Some((index, interrupt));
+            }
+        }
+    }
+    worked
+}
+
+/// Joins a scoped thread, passing its panic on.
+pub(super) fn join<T>(handle: std::thread::ScopedJoinHandle<'_, T>) -> T {
+    handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+}
+
 /// Runs `attempt` over `jobs` on up to `threads` threads (the calling thread
-/// is one of them). Returns the finished outcomes and the interruption, with
-/// the file it happened on.
-#[expect(clippy::type_complexity, reason = "a private pair of results")]
-fn run_parallel<F>(jobs: &[usize], threads: usize, attempt: &F) -> (Vec<(usize, Attempt)>, Option<(usize, Interrupt)>)
+/// is one of them).
+fn run_parallel<F>(jobs: &[usize], threads: usize, attempt: &F) -> Worked
 where
     F: Fn(usize, &mut Vec<u8>) -> Result<Attempt, Interrupt> + Sync,
 {
     let next = AtomicUsize::new(0);
     let stopped = AtomicBool::new(false);
     let worker = || {
-        let mut buffer = Vec::new();
-        let mut done = Vec::new();
-        let mut interrupt = None;
-        while !stopped.load(Ordering::Relaxed) {
-            let Some(&index) = jobs.get(next.fetch_add(1, Ordering::Relaxed)) else { break };
-            match attempt(index, &mut buffer) {
-                Ok(outcome) => done.push((index, outcome)),
-                Err(stop) => {
-                    stopped.store(true, Ordering::Relaxed);
-                    interrupt = Some((index, stop));
-                }
-            }
-        }
-        (done, interrupt)
+        work(
+            || jobs.get(next.fetch_add(1, Ordering::Relaxed)).map(|&index| (index, ())),
+            |index, (), buffer| attempt(index, buffer),
+            &stopped,
+        )
     };
     let workers = threads.clamp(1, jobs.len().max(1));
-    let results: Vec<_> = std::thread::scope(|scope| {
+    std::thread::scope(|scope| {
         let handles: Vec<_> = (1..workers).map(|_| scope.spawn(worker)).collect();
-        let mut results = vec![worker()];
-        for handle in handles {
-            results.push(handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
-        }
-        results
-    });
-    let mut done = Vec::new();
-    let mut first: Option<(usize, Interrupt)> = None;
-    for (finished, interrupt) in results {
-        done.extend(finished);
-        // An unexpected failure says more than a cancellation, so it wins;
-        // among equals, the earlier file in walk order.
-        let rank = |stop: &(usize, Interrupt)| (matches!(stop.1, Interrupt::Cancelled), stop.0);
-        first = match (first, interrupt) {
-            (Some(a), Some(b)) => Some(if rank(&b) < rank(&a) { b } else { a }),
-            (a, b) => a.or(b),
-        };
-    }
-    (done, first)
+        let first = worker();
+        Worked::merge(std::iter::once(first).chain(handles.into_iter().map(join)))
+    })
 }
 
 /// Hashes the regular file at `path` whose `lstat` gave `observed`, reading
@@ -326,19 +386,30 @@ mod tests {
     #[test]
     fn parallel_plan_equals_the_sequential_rule() {
         let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
-        for case in 0..3000 {
+        for case in 0..4000 {
             let count = rng.below(24) as usize;
             let sizes: Vec<u64> = (0..count).map(|_| rng.below(40)).collect();
             // Mostly successes, with failures often enough to free budget.
             let kinds: Vec<u8> = (0..count).map(|_| rng.below(6) as u8).collect();
             let budget = rng.below(120);
-            let threads = 1 + case % 4;
+            let threads = 1 + (case / 2) % 4;
             let attempts = Mutex::new(vec![0u32; count]);
-            let planned = plan(&sizes, budget, threads, |index, _buffer| {
+            let attempt = |index: usize| {
                 attempts.lock().unwrap()[index] += 1;
-                Ok(outcome_of(&kinds, index))
-            })
-            .unwrap();
+                outcome_of(&kinds, index)
+            };
+            // Half the cases start as the snapshot does: the first round
+            // hashed during the walk, by the running speculation.
+            let mut known = vec![None; count];
+            if case % 2 == 1 {
+                let mut speculation = Speculation::new(budget);
+                for (index, &size) in sizes.iter().enumerate() {
+                    if speculation.admit(size) {
+                        known[index] = Some(attempt(index));
+                    }
+                }
+            }
+            let planned = plan(&sizes, budget, threads, known, |index, _buffer| Ok(attempt(index))).unwrap();
             let expected = sequential(&sizes, budget, |index| outcome_of(&kinds, index));
             assert_eq!(planned, expected, "case {case}: sizes {sizes:?} kinds {kinds:?} budget {budget}");
             let attempts = attempts.into_inner().unwrap();
@@ -357,7 +428,7 @@ mod tests {
         // then leaves no room for file 2 (5) although round one hashed it.
         let sizes = [5, 6, 5];
         let rounds = Mutex::new(Vec::new());
-        let planned = plan(&sizes, 10, 2, |index, _buffer| {
+        let planned = plan(&sizes, 10, 2, vec![None; 3], |index, _buffer| {
             rounds.lock().unwrap().push(index);
             Ok(if index == 0 { Attempt::Changed } else { Attempt::Digest(format!("d{index}")) })
         })
@@ -374,7 +445,7 @@ mod tests {
     #[test]
     fn an_interruption_keeps_only_certain_decisions() {
         let sizes = [1, 2, 3, 4];
-        let unfinished = plan(&sizes, 100, 1, |index, _buffer| match index {
+        let unfinished = plan(&sizes, 100, 1, vec![None; 4], |index, _buffer| match index {
             2 => Err(Interrupt::Cancelled),
             _ => Ok(Attempt::Digest(format!("d{index}"))),
         })

@@ -2,8 +2,10 @@
 
 use std::cmp::Ordering;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::sync::{Mutex, mpsc};
 
-use super::hash::{self, Decision, Interrupt};
+use super::hash::{self, Decision, Interrupt, Speculation, Worked};
 use super::{FsError, FsKind, FsMeta, FsProbe};
 use crate::evidence::{EnumerationOmission, FileState, FilesystemTruncation, HashOmission, RootCoverage};
 use crate::scenario::Limits;
@@ -80,6 +82,12 @@ pub fn snapshot(
 
 /// [`snapshot`] with an explicit number of hashing threads (at least one).
 /// The result does not depend on `threads`.
+///
+/// Hashing starts while the walk is still running: the files that the first
+/// round of [`hash::plan`] would hash (every file that fits the budget if all
+/// earlier admitted files are digested) go to the hashing threads as soon as
+/// they are found. After the walk, further rounds settle the files whose
+/// eligibility depended on a failure.
 pub fn snapshot_with_threads(
     probe: &dyn FsProbe,
     roots: &[PathBuf],
@@ -87,46 +95,71 @@ pub fn snapshot_with_threads(
     cancel: &(dyn Fn() -> bool + Sync),
     threads: usize,
 ) -> Result<Snapshot, SnapshotError> {
-    let mut walker = Walker {
-        probe,
-        cancel,
-        entry_limit: limits.files,
-        depth_limit: limits.filesystem_depth,
-        files: Vec::new(),
-        jobs: Vec::new(),
-        omissions: Vec::new(),
-        entry_limit_reached: false,
-        depth_limit_reached: false,
+    let threads = threads.max(1);
+    let stopped = AtomicBool::new(false);
+    let (sender, receiver) = mpsc::channel::<(usize, PathBuf, FsMeta)>();
+    let receiver = Mutex::new(receiver);
+    let (walker, walked, worked) = std::thread::scope(|scope| {
+        let hashers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    hash::work(
+                        || receiver.lock().ok()?.recv().ok().map(|(index, path, meta)| (index, (path, meta))),
+                        |_, (path, meta): &(PathBuf, FsMeta), buffer| {
+                            hash::hash_file(probe, path, meta, buffer, cancel)
+                        },
+                        &stopped,
+                    )
+                })
+            })
+            .collect();
+        // The walker owns the sender, so the hashing threads see the end of
+        // the jobs when it is dropped, also if the walk panics.
+        let mut walker = Walker {
+            probe,
+            cancel,
+            entry_limit: limits.files,
+            depth_limit: limits.filesystem_depth,
+            files: Vec::new(),
+            jobs: Vec::new(),
+            omissions: Vec::new(),
+            entry_limit_reached: false,
+            depth_limit_reached: false,
+            speculation: Speculation::new(limits.file_bytes),
+            sender: Some(sender),
+        };
+        let walked = walker.walk(roots);
+        walker.sender = None;
+        let worked = Worked::merge(hashers.into_iter().map(hash::join));
+        (walker, walked, worked)
+    });
+    let mut outcomes = vec![None; walker.jobs.len()];
+    for (index, outcome) in worked.done {
+        outcomes[index] = Some(outcome);
+    }
+    let (coverage, mut stop) = match walked {
+        Ok(coverage) => (coverage, None),
+        Err((stop, coverage)) => (coverage, Some(stop)),
     };
-    let mut coverage = Vec::with_capacity(roots.len());
-    for (index, root) in roots.iter().enumerate() {
-        let mut walk = RootWalk { alias: format!("root_{index}"), complete: true };
-        let result = walker.visit(&mut walk, root, ".", 0);
-        coverage.push(RootCoverage { root: walk.alias, complete: walk.complete && result.is_ok() });
-        if let Err(interrupt) = result {
-            // Roots not reached are unobserved, hence incomplete.
-            coverage.extend(
-                (index + 1..roots.len()).map(|later| RootCoverage { root: format!("root_{later}"), complete: false }),
-            );
-            let decisions = vec![None; walker.jobs.len()];
-            return Err(walker.interrupted(interrupt, coverage, limits, decisions, limits.file_bytes));
+    if let Some((index, interrupt)) = worked.interrupt {
+        if !matches!(stop, Some(Stop::Failed { .. })) {
+            stop = Some(walker.hash_stop(index, interrupt));
         }
     }
     let sizes: Vec<u64> = walker.jobs.iter().map(|job| job.meta.size).collect();
-    let planned = hash::plan(&sizes, limits.file_bytes, threads, |index, buffer| {
+    if let Some(stop) = stop {
+        let (decisions, remaining) = hash::settle(&sizes, limits.file_bytes, &outcomes);
+        return Err(walker.interrupted(stop, coverage, limits, decisions, remaining));
+    }
+    let planned = hash::plan(&sizes, limits.file_bytes, threads, outcomes, |index, buffer| {
         let job = &walker.jobs[index];
         hash::hash_file(probe, &job.path, &job.meta, buffer, cancel)
     });
     match planned {
         Ok(decisions) => Ok(walker.finish(coverage, limits, decisions.into_iter().map(Some).collect(), 0)),
         Err(unfinished) => {
-            let interrupt = match unfinished.interrupt {
-                Interrupt::Cancelled => Stop::Cancelled,
-                Interrupt::Failed(error) => {
-                    Stop::Failed { path: walker.files[walker.jobs[unfinished.index].entry].path.clone(), error }
-                }
-            };
-            Err(walker.interrupted(interrupt, coverage, limits, unfinished.decisions, unfinished.remaining_budget))
+            let stop = walker.hash_stop(unfinished.index, unfinished.interrupt);
+            Err(walker.interrupted(stop, coverage, limits, unfinished.decisions, unfinished.remaining_budget))
         }
     }
 }
@@ -160,9 +193,40 @@ struct Walker<'a> {
     omissions: Vec<EnumerationOmission>,
     entry_limit_reached: bool,
     depth_limit_reached: bool,
+    /// The first hashing round's admission, applied as files are found.
+    speculation: Speculation,
+    /// Where admitted files go to be hashed during the walk.
+    sender: Option<mpsc::Sender<(usize, PathBuf, FsMeta)>>,
 }
 
 impl Walker<'_> {
+    /// Walks every root in order. On a stop, the coverage so far marks the
+    /// interrupted root and every later one incomplete.
+    fn walk(&mut self, roots: &[PathBuf]) -> Result<Vec<RootCoverage>, (Stop, Vec<RootCoverage>)> {
+        let mut coverage = Vec::with_capacity(roots.len());
+        for (index, root) in roots.iter().enumerate() {
+            let mut walk = RootWalk { alias: format!("root_{index}"), complete: true };
+            let result = self.visit(&mut walk, root, ".", 0);
+            coverage.push(RootCoverage { root: walk.alias, complete: walk.complete && result.is_ok() });
+            if let Err(stop) = result {
+                coverage.extend(
+                    (index + 1..roots.len())
+                        .map(|later| RootCoverage { root: format!("root_{later}"), complete: false }),
+                );
+                return Err((stop, coverage));
+            }
+        }
+        Ok(coverage)
+    }
+
+    /// The stop caused by an interruption while hashing file `index`.
+    fn hash_stop(&self, index: usize, interrupt: Interrupt) -> Stop {
+        match interrupt {
+            Interrupt::Cancelled => Stop::Cancelled,
+            Interrupt::Failed(error) => Stop::Failed { path: self.files[self.jobs[index].entry].path.clone(), error },
+        }
+    }
+
     fn at_capacity(&self) -> bool {
         self.files.len() as u64 >= self.entry_limit
     }
@@ -226,6 +290,13 @@ impl Walker<'_> {
         }
         match meta.kind {
             FsKind::File => {
+                if self.speculation.admit(meta.size)
+                    && let Some(sender) = &self.sender
+                {
+                    // Sending fails only when every hashing thread stopped,
+                    // after an interruption that the snapshot reports.
+                    let _ = sender.send((self.jobs.len(), path.to_owned(), meta));
+                }
                 self.jobs.push(HashJob { entry: self.files.len(), path: path.to_owned(), meta });
                 self.record(aliased, &meta, None);
             }

@@ -4,7 +4,8 @@
 //! accounting and, where relevant, the effects.
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use sha2::{Digest, Sha256};
 
@@ -532,7 +533,9 @@ fn the_depth_limit_records_directories_but_not_their_children() {
 #[test]
 fn an_uncoded_failure_stops_the_snapshot_with_a_partial_observation() {
     let fs = FakeFs::with(|tree| {
-        tree.write("/r/a", "abc");
+        // Too big for the budget, so its (certain) decision does not depend
+        // on how far hashing got when the walk stopped.
+        tree.write("/r/a", vec![0u8; 2000]);
         tree.write("/r/b", "abc");
         tree.write("/s/c", "abc");
     });
@@ -542,11 +545,11 @@ fn an_uncoded_failure_stops_the_snapshot_with_a_partial_observation() {
     let SnapshotError::Failed { path, error: failure, partial } = error else { panic!("expected a failure") };
     assert_eq!(path, "root_0:b");
     assert_eq!(failure.code, None);
-    assert_eq!(partial.files, vec![dir("root_0:."), file("root_0:a", 3, None)]);
+    assert_eq!(partial.files, vec![dir("root_0:."), file("root_0:a", 2000, None)]);
     assert_eq!(
         partial.truncation,
         FilesystemTruncation {
-            hash_omissions: vec![hash_omission("root_0:a", 3, 1000, "interrupted", None)],
+            hash_omissions: vec![hash_omission("root_0:a", 2000, 1000, "file_bytes_budget", None)],
             ..accounting(&limits, 2, &[false, false])
         }
     );
@@ -595,9 +598,12 @@ fn cancellation_returns_the_examined_entries() {
         tree.write("/r/b", "abc");
         tree.write("/r/c", "abc");
     });
-    let polls = AtomicUsize::new(0);
-    // The third poll is made before the third entry (`root_0:b`).
-    let cancel = || polls.fetch_add(1, Ordering::SeqCst) >= 2;
+    // Cancel while `root_0:a` is looked up: it is recorded, but neither
+    // hashed (hashing polls before opening it) nor followed by `root_0:b`.
+    let cancelled = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&cancelled);
+    fs.before("/r/a", Op::Lstat, 0, move |_| flag.store(true, Ordering::SeqCst));
+    let cancel = || cancelled.load(Ordering::SeqCst);
     let limits = limits(100, 1000, 8);
     let error = snapshot_with_threads(&fs, &roots(&["/r", "/s"]), &limits, &cancel, 2).unwrap_err();
     assert_eq!(error.to_string(), "the filesystem snapshot was cancelled");
@@ -610,13 +616,15 @@ fn cancellation_returns_the_examined_entries() {
             ..accounting(&limits, 2, &[false, false])
         }
     );
+    assert_eq!(fs.opened(), Vec::<PathBuf>::new());
 }
 
 #[test]
 fn cancellation_stops_hashing_between_chunks() {
     let fs = FakeFs::with(|tree| tree.write("/r/big", vec![0u8; 300_000]));
     let polls = AtomicUsize::new(0);
-    // Two walk polls (root, file), one before opening, two chunks, then stop.
+    // Two walk polls (root, file; the file is handed to hashing only after
+    // the second), one before opening, two chunks, then stop.
     let cancel = || polls.fetch_add(1, Ordering::SeqCst) >= 5;
     let limits = limits(100, 1_000_000, 8);
     let error = snapshot_with_threads(&fs, &roots(&["/r"]), &limits, &cancel, 1).unwrap_err();
