@@ -1,4 +1,5 @@
-//! The snapshot walk: enumeration of the observation roots, then hashing.
+//! The snapshot walk: enumeration of the observation roots, with hashing
+//! running alongside it.
 
 use std::cmp::Ordering;
 use std::path::{Path, PathBuf};
