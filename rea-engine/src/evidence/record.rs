@@ -446,7 +446,10 @@ pub struct RootCoverage {
 pub struct EnumerationOmission {
     /// Root-aliased path.
     pub path: String,
-    /// `entry_unavailable` or `identity_changed`.
+    /// `entry_unavailable` or `identity_changed`; also
+    /// `unrepresentable_name` (at the directory holding a name that is not
+    /// valid Unicode) and `unrepresentable_symlink_target` (at a symlink whose
+    /// target is not valid Unicode). See `docs/filesystem.md`.
     pub reason: String,
     /// The OS error code, or null.
     pub system_code: Option<i32>,
@@ -462,7 +465,8 @@ pub struct HashOmission {
     pub size: u64,
     /// Hash budget left when it was considered.
     pub remaining_budget: u64,
-    /// `file_bytes_budget`, `file_changed_or_short_read` or `file_unavailable`.
+    /// `file_bytes_budget`, `file_changed_or_short_read` or `file_unavailable`;
+    /// `interrupted` only in the partial observation of a stopped snapshot.
     pub reason: String,
     /// The OS error code, or null.
     pub system_code: Option<i32>,

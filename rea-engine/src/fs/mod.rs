@@ -5,9 +5,31 @@
 //! it with scripted faults (a file that changes size while hashed, a directory
 //! replaced mid-walk, ...). The snapshot algorithm itself never touches the
 //! filesystem directly, which is what makes every fault reproducible.
+//!
+//! [`snapshot`] walks the observation roots and hashes regular files within
+//! the limits; [`effects`] classifies the paths between two snapshots. The
+//! format and every choice the specification leaves open are described in
+//! `docs/filesystem.md`.
+
+mod effects;
+mod hash;
+mod snapshot;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
+#[cfg(test)]
+mod tests;
 
 use std::ffi::OsString;
 use std::path::Path;
+
+pub use effects::{
+    UNKNOWN_AFTER_BELOW_SYMLINK, UNKNOWN_AFTER_INCOMPLETE, UNKNOWN_BEFORE_BELOW_SYMLINK, UNKNOWN_BEFORE_INCOMPLETE,
+    effects,
+};
+pub use snapshot::{
+    HASH_INTERRUPTED, OMISSION_ENTRY_UNAVAILABLE, OMISSION_IDENTITY_CHANGED, OMISSION_UNREPRESENTABLE_NAME,
+    OMISSION_UNREPRESENTABLE_TARGET, Snapshot, SnapshotError, snapshot, snapshot_with_threads,
+};
 
 /// The kind of a filesystem entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,7 +74,9 @@ impl FsMeta {
 pub struct FsError {
     /// The OS error code (`errno`), when the OS reported one.
     pub code: Option<i32>,
-    /// Whether the entry does not exist.
+    /// Whether the path does not exist: no such entry (`ENOENT`), or a
+    /// component of it is not a directory (`ENOTDIR`). At a path's initial
+    /// lookup this is an observed absence; on a later read it is a failure.
     pub not_found: bool,
     /// Description.
     pub message: String,
@@ -63,7 +87,7 @@ impl FsError {
     pub fn from_io(err: &std::io::Error) -> FsError {
         FsError {
             code: err.raw_os_error(),
-            not_found: err.kind() == std::io::ErrorKind::NotFound,
+            not_found: matches!(err.kind(), std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory),
             message: err.to_string(),
         }
     }
@@ -95,11 +119,12 @@ pub trait FsProbe: Send + Sync {
     /// A symlink's target text.
     fn read_link(&self, path: &Path) -> Result<OsString, FsError>;
     /// Opens a directory (without following a final symlink) and reads at
-    /// most `capacity` names, excluding `.` and `..`.
+    /// most `capacity` names, excluding `.` and `..`, in the order the
+    /// filesystem returns them. `exhausted` says whether no further name
+    /// exists, so a `capacity` of 0 tells whether the directory is empty.
     fn read_dir(&self, path: &Path, capacity: usize) -> Result<DirListing, FsError>;
-    /// Opens a regular file for reading without following a final symlink.
+    /// Opens a file for reading without following a final symlink and
+    /// without blocking (a FIFO that replaced the file must not hang the
+    /// snapshot); the caller checks what was opened through [`ProbeFile::meta`].
     fn open_file(&self, path: &Path) -> Result<Box<dyn ProbeFile>, FsError>;
 }
-
-mod interim;
-pub use interim::{Snapshot, SnapshotError, effects, snapshot};

@@ -1,0 +1,111 @@
+//! Classification of paths between two snapshots.
+
+use std::collections::{HashMap, HashSet};
+
+use super::snapshot::{Snapshot, utf16_cmp};
+use crate::evidence::{FileEffect, FileState};
+
+/// `unknown` reason: the path is absent before, but the before snapshot did
+/// not exhaust the enumeration of its root.
+pub const UNKNOWN_BEFORE_INCOMPLETE: &str = "before_enumeration_incomplete";
+/// `unknown` reason: the path is absent after, but the after snapshot did not
+/// exhaust the enumeration of its root.
+pub const UNKNOWN_AFTER_INCOMPLETE: &str = "after_enumeration_incomplete";
+/// `unknown` reason: the path is absent before, where one of its ancestors
+/// was a symlink that was not followed.
+pub const UNKNOWN_BEFORE_BELOW_SYMLINK: &str = "before_below_unfollowed_symlink";
+/// `unknown` reason: the path is absent after, where one of its ancestors
+/// was a symlink that was not followed.
+pub const UNKNOWN_AFTER_BELOW_SYMLINK: &str = "after_below_unfollowed_symlink";
+
+/// Classifies every path seen in either snapshot, sorted by UTF-16 code units.
+///
+/// A path on both sides is `unchanged` when its whole state is equal and
+/// `modified` otherwise. A path on one side only is `created` or `deleted`
+/// only when the other side proves the absence: that side exhausted the
+/// enumeration of the path's root, and no ancestor of the path was an
+/// unfollowed symlink there. Otherwise it is `unknown`, with `null` for the
+/// unobserved side and a reason. A missing digest never makes absence unknown,
+/// and an incomplete root leaves the effects in other roots as they are.
+pub fn effects(before: &Snapshot, after: &Snapshot) -> Vec<FileEffect> {
+    let before_side = Side::new(before);
+    let after_side = Side::new(after);
+    let mut paths: Vec<&str> = before_side.states.keys().chain(after_side.states.keys()).copied().collect();
+    paths.sort_by(|a, b| utf16_cmp(a, b));
+    paths.dedup();
+    let mut effects = Vec::with_capacity(paths.len());
+    for path in paths {
+        let was = before_side.states.get(path).copied();
+        let is = after_side.states.get(path).copied();
+        let (status, reason) = match (was, is) {
+            (Some(was), Some(is)) => (if was == is { "unchanged" } else { "modified" }, None),
+            (None, _) => match before_side.unproven_absence(path) {
+                None => ("created", None),
+                Some(Unproven::Incomplete) => ("unknown", Some(UNKNOWN_BEFORE_INCOMPLETE)),
+                Some(Unproven::BelowSymlink) => ("unknown", Some(UNKNOWN_BEFORE_BELOW_SYMLINK)),
+            },
+            (_, None) => match after_side.unproven_absence(path) {
+                None => ("deleted", None),
+                Some(Unproven::Incomplete) => ("unknown", Some(UNKNOWN_AFTER_INCOMPLETE)),
+                Some(Unproven::BelowSymlink) => ("unknown", Some(UNKNOWN_AFTER_BELOW_SYMLINK)),
+            },
+        };
+        effects.push(FileEffect {
+            path: path.to_owned(),
+            status: status.to_owned(),
+            before: was.cloned(),
+            after: is.cloned(),
+            reason: reason.map(str::to_owned),
+        });
+    }
+    effects
+}
+
+/// Why a snapshot cannot prove that a path was absent.
+enum Unproven {
+    Incomplete,
+    BelowSymlink,
+}
+
+/// One snapshot, indexed for lookups.
+struct Side<'a> {
+    states: HashMap<&'a str, &'a FileState>,
+    complete_roots: HashSet<&'a str>,
+    symlinks: HashSet<&'a str>,
+}
+
+impl<'a> Side<'a> {
+    fn new(snapshot: &'a Snapshot) -> Side<'a> {
+        Side {
+            states: snapshot.files.iter().map(|state| (state.path.as_str(), state)).collect(),
+            complete_roots: snapshot
+                .truncation
+                .roots
+                .iter()
+                .filter(|root| root.complete)
+                .map(|root| root.root.as_str())
+                .collect(),
+            symlinks: snapshot
+                .files
+                .iter()
+                .filter(|state| state.kind == "symlink")
+                .map(|state| state.path.as_str())
+                .collect(),
+        }
+    }
+
+    /// Why this snapshot's lack of `path` does not prove the path absent.
+    fn unproven_absence(&self, path: &str) -> Option<Unproven> {
+        let Some((root, relative)) = path.split_once(':') else { return Some(Unproven::Incomplete) };
+        if !self.complete_roots.contains(root) {
+            return Some(Unproven::Incomplete);
+        }
+        if relative == "." {
+            return None;
+        }
+        let below_symlink = std::iter::once(".")
+            .chain(relative.match_indices('/').map(|(end, _)| &relative[..end]))
+            .any(|ancestor| self.symlinks.contains(format!("{root}:{ancestor}").as_str()));
+        below_symlink.then_some(Unproven::BelowSymlink)
+    }
+}
