@@ -3,6 +3,7 @@
 mod capture_process;
 mod compare_cli;
 mod compare_trace;
+mod filesystem;
 mod sandbox;
 mod scenario_rejection;
 mod stub;
