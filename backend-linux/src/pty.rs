@@ -191,7 +191,6 @@ impl PtyBackend for OpenptyPty {
                     ),
                     Err(_) => None,
                 },
-                reaped: std::sync::atomic::AtomicBool::new(false),
             }),
             handed_out: 0,
         };
@@ -212,7 +211,6 @@ struct LinuxPtyProcess {
 struct ExitWatch {
     pid: u32,
     pidfd: Option<Async<OwnedFd>>,
-    reaped: std::sync::atomic::AtomicBool,
 }
 
 /// One half of the shared master descriptor.
@@ -264,11 +262,7 @@ impl ExitWatch {
             },
         }
         .map_err(io_err("wait for the launched process"))?;
-        let result = status.as_ref().and_then(to_status);
-        if result.is_some() {
-            self.reaped.store(true, std::sync::atomic::Ordering::SeqCst);
-        }
-        Ok(result)
+        Ok(status.as_ref().and_then(to_status))
     }
 }
 

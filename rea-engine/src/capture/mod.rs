@@ -231,6 +231,11 @@ struct FinalStates {
 }
 
 impl FinalStates {
+    /// States of a run that ended before anything was launched.
+    fn before_launch(disposition: &'static str) -> FinalStates {
+        FinalStates { disposition, owned_process_group: "not_started", temporary_root: "not_created" }
+    }
+
     fn text(&self) -> String {
         format!(
             "disposition={} owned_process_group={} terminal_renderer=not_required temporary_root={}",
@@ -364,25 +369,13 @@ pub async fn capture_async(
         |progress: ProgressReporter, counts: Counts, states: FinalStates| progress.finish(counts, &states.text());
     progress.update(Phase::Prepare, Counts::default());
     if let CaptureSupport::Unavailable { reason } = host.capture {
-        fail(
-            progress,
-            Counts::default(),
-            FinalStates { disposition: "failed", owned_process_group: "not_started", temporary_root: "not_created" },
-        );
+        finish(progress, Counts::default(), FinalStates::before_launch("failed"));
         return Err(CaptureError::Unsupported { reason });
     }
     let mut interrupts = match (host.interrupts)() {
         Ok(i) => i,
         Err(e) => {
-            fail(
-                progress,
-                Counts::default(),
-                FinalStates {
-                    disposition: "failed",
-                    owned_process_group: "not_started",
-                    temporary_root: "not_created",
-                },
-            );
+            finish(progress, Counts::default(), FinalStates::before_launch("failed"));
             return Err(CaptureError::Host(e));
         }
     };
@@ -393,11 +386,7 @@ pub async fn capture_async(
     let (before, interrupted) =
         snapshot_or_interrupt(host, &mut interrupts, resolved.observation_paths.clone(), limits).await;
     if let Some(signal) = interrupted {
-        fail(
-            progress,
-            Counts::default(),
-            FinalStates { disposition: "cancelled", owned_process_group: "not_started", temporary_root: "not_created" },
-        );
+        finish(progress, Counts::default(), FinalStates::before_launch("cancelled"));
         return Err(CaptureError::Cancelled {
             signal,
             cleanup: Box::new(CleanupReport { verified: true, ..CleanupReport::default() }),
@@ -407,15 +396,7 @@ pub async fn capture_async(
     let before = match before {
         Ok(s) => s,
         Err(e) => {
-            fail(
-                progress,
-                Counts::default(),
-                FinalStates {
-                    disposition: "failed",
-                    owned_process_group: "not_started",
-                    temporary_root: "not_created",
-                },
-            );
+            finish(progress, Counts::default(), FinalStates::before_launch("failed"));
             return Err(CaptureError::Snapshot(e));
         }
     };
@@ -424,7 +405,7 @@ pub async fn capture_async(
     let temp = match tempfile::Builder::new().prefix("rea-process-").tempdir() {
         Ok(t) => t,
         Err(e) => {
-            fail(
+            finish(
                 progress,
                 Counts::default(),
                 FinalStates { disposition: "failed", owned_process_group: "not_started", temporary_root: "failed" },
@@ -446,7 +427,7 @@ pub async fn capture_async(
         Ok(p) => p,
         Err(e) => {
             let removed = temp.close().is_ok();
-            fail(
+            finish(
                 progress,
                 Counts::default(),
                 FinalStates {
@@ -548,7 +529,7 @@ pub async fn capture_async(
         temporary_root: if temp_removed { "cleaned" } else { "failed" },
     };
     if let Some(signal) = interrupted {
-        fail(progress, counts, states);
+        finish(progress, counts, states);
         return Err(CaptureError::Cancelled {
             signal,
             cleanup: Box::new(report),
@@ -556,7 +537,7 @@ pub async fn capture_async(
         });
     }
     if !report.verified {
-        fail(progress, counts, states);
+        finish(progress, counts, states);
         return Err(CaptureError::CleanupIncomplete {
             report: Box::new(report),
             pending: Box::new(PendingCleanup { run, groups: sampled.groups }),
@@ -566,7 +547,7 @@ pub async fn capture_async(
     let after = match after {
         Ok(s) => s,
         Err(e) => {
-            fail(progress, counts, states);
+            finish(progress, counts, states);
             return Err(CaptureError::Snapshot(e));
         }
     };
@@ -595,14 +576,14 @@ pub async fn capture_async(
     let evidence = match record {
         Ok(e) => e,
         Err(e) => {
-            fail(progress, counts, states);
+            finish(progress, counts, states);
             return Err(CaptureError::Host(HostError::Io {
                 op: "serialize the capture",
                 source: std::io::Error::other(e),
             }));
         }
     };
-    fail(progress, counts, states);
+    finish(progress, counts, states);
     Ok(evidence)
 }
 #[cfg(test)]
