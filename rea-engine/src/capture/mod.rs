@@ -365,7 +365,7 @@ pub async fn capture_async(
 ) -> Result<Evidence, CaptureError> {
     let clock = Instant::now();
     let mut progress = ProgressReporter::new(sink, clock);
-    let fail =
+    let finish =
         |progress: ProgressReporter, counts: Counts, states: FinalStates| progress.finish(counts, &states.text());
     progress.update(Phase::Prepare, Counts::default());
     if let CaptureSupport::Unavailable { reason } = host.capture {
