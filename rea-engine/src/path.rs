@@ -19,6 +19,21 @@ pub fn join_index(parent: &str, index: usize) -> String {
     format!("{parent}[{index}]")
 }
 
+/// The message of a document that breaks rules: `<subject> <file> is
+/// invalid: <path>: <rule>; ...`.
+pub fn render_issues(subject: &str, file: Option<&std::path::Path>, issues: &[crate::scenario::Issue]) -> String {
+    let rules: Vec<String> = issues.iter().map(ToString::to_string).collect();
+    match file {
+        Some(f) => format!("{subject} {} is invalid: {}", f.display(), rules.join("; ")),
+        None => format!("{subject} is invalid: {}", rules.join("; ")),
+    }
+}
+
+/// The `details` of such an error: the file and every `{path, rule}`.
+pub fn issues_details(file: Option<&std::path::Path>, issues: &[crate::scenario::Issue]) -> serde_json::Value {
+    serde_json::json!({ "file": file.map(|f| f.display().to_string()), "issues": issues })
+}
+
 /// The path as shown to a user; the document root is `(root)`.
 pub fn display(path: &str) -> &str {
     if path.is_empty() { "(root)" } else { path }

@@ -13,7 +13,7 @@ mod schema_tests;
 
 use std::path::{Path, PathBuf};
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 pub use commit::{
     PATTERN_NORMALIZATION_VERSION, PORT_NORMALIZATION_VERSION, RENDERED_LINE_FORMAT, comparison_contract,
@@ -29,24 +29,12 @@ use crate::input::{InputError, read_json_file};
 
 /// A scenario that breaks one or more rules.
 #[derive(Debug, thiserror::Error)]
-#[error("{}", render_issues(.file.as_deref(), .issues))]
+#[error("{}", crate::path::render_issues("scenario", .file.as_deref(), .issues))]
 pub struct ScenarioError {
     /// The scenario file, when it came from one.
     pub file: Option<PathBuf>,
     /// Every broken rule, in document order.
     pub issues: Vec<Issue>,
-}
-
-fn render_issues(file: Option<&Path>, issues: &[Issue]) -> String {
-    let mut out = match file {
-        Some(f) => format!("scenario {} is invalid", f.display()),
-        None => "scenario is invalid".to_owned(),
-    };
-    for (i, issue) in issues.iter().enumerate() {
-        out.push_str(if i == 0 { ": " } else { "; " });
-        out.push_str(&issue.to_string());
-    }
-    out
 }
 
 impl UserError for ScenarioError {
@@ -60,10 +48,7 @@ impl UserError for ScenarioError {
         "Correct each listed path as its rule says, then run the capture again. Nothing was launched.".to_owned()
     }
     fn details(&self) -> Option<Value> {
-        Some(json!({
-            "file": self.file.as_ref().map(|f| f.display().to_string()),
-            "issues": self.issues,
-        }))
+        Some(crate::path::issues_details(self.file.as_deref(), &self.issues))
     }
 }
 

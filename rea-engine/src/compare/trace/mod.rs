@@ -19,9 +19,9 @@ pub(in crate::compare) mod testkit;
 #[cfg(test)]
 mod tests;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 pub use evaluate::{
     Diagnostic, DiagnosticKind, MatchedEvent, SideResult, SideStatus, TraceComparison, Verdict, compare_traces,
@@ -36,21 +36,12 @@ use crate::scenario::Issue;
 
 /// A trace specification that breaks one or more rules.
 #[derive(Debug, thiserror::Error)]
-#[error("{}", render(.file.as_deref(), .issues))]
+#[error("{}", crate::path::render_issues("trace specification", .file.as_deref(), .issues))]
 pub struct TraceSpecError {
     /// The specification file, when it came from one.
     pub file: Option<PathBuf>,
     /// Every broken rule.
     pub issues: Vec<Issue>,
-}
-
-fn render(file: Option<&Path>, issues: &[Issue]) -> String {
-    let subject = match file {
-        Some(f) => format!("trace specification {}", f.display()),
-        None => "trace specification".to_owned(),
-    };
-    let rules: Vec<String> = issues.iter().map(ToString::to_string).collect();
-    format!("{subject} is invalid: {}", rules.join("; "))
 }
 
 impl UserError for TraceSpecError {
@@ -64,10 +55,7 @@ impl UserError for TraceSpecError {
         "Correct each listed path as its rule says, then compare again. Nothing was compared.".to_owned()
     }
     fn details(&self) -> Option<Value> {
-        Some(json!({
-            "file": self.file.as_ref().map(|f| f.display().to_string()),
-            "issues": self.issues,
-        }))
+        Some(crate::path::issues_details(self.file.as_deref(), &self.issues))
     }
 }
 
