@@ -1,6 +1,7 @@
 //! Black-box tests of the built `rea` binary, one test binary for all.
 
 mod capture_process;
+mod code_invariants;
 mod compare_cli;
 mod compare_trace;
 mod filesystem;
