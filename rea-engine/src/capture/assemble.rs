@@ -6,7 +6,7 @@ use std::time::Instant;
 use serde_json::json;
 
 use super::CaptureRequest;
-use super::normalize::{Normalized, Normalizer};
+use super::normalize::{Normalizer, replace_number};
 use super::owned::CleanupReport;
 use super::run::{Collection, RunOutcome};
 use super::sampler::SamplerResult;
@@ -76,28 +76,12 @@ fn ordinals(root: u32, samples: &SamplerResult) -> HashMap<u32, u64> {
     map
 }
 
-/// Replaces each sampled PID (longest first) in a command with `<pid>`.
+/// Normalizes a sampled command; each sampled PID (longest first) becomes
+/// `<pid>` where no digit is adjacent.
 fn normalize_command(command: &str, normalizer: &Normalizer, pids: &[String]) -> String {
-    let mut text = match normalizer.normalize(command, u64::MAX) {
-        Normalized::Text(t) => t,
-        Normalized::OverBudget(_) => command.to_owned(),
-    };
+    let mut text = normalizer.normalize_unbounded(command);
     for pid in pids {
-        let mut out = String::with_capacity(text.len());
-        let bytes = text.as_bytes();
-        let mut last = 0;
-        for (i, _) in text.match_indices(pid.as_str()) {
-            let before = i.checked_sub(1).map(|j| bytes[j]);
-            let after = bytes.get(i + pid.len()).copied();
-            if before.is_some_and(|b| b.is_ascii_digit()) || after.is_some_and(|b| b.is_ascii_digit()) || i < last {
-                continue;
-            }
-            out.push_str(&text[last..i]);
-            out.push_str("<pid>");
-            last = i + pid.len();
-        }
-        out.push_str(&text[last..]);
-        text = out;
+        text = replace_number(&text, pid, "<pid>", u64::MAX).into_text(&text).unwrap_or(text);
     }
     text.trim().to_owned()
 }

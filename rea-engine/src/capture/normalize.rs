@@ -8,6 +8,8 @@
 //! would exceed it, normalization stops and reports whether the final size is
 //! known (only after the last stage) or unknown.
 
+use std::borrow::Cow;
+
 use crate::scenario::{Normalization, Pattern};
 
 /// Result of normalizing one chunk.
@@ -69,60 +71,86 @@ impl Normalizer {
         }
     }
 
-    /// Whether every stage is a no-op.
-    pub fn is_identity(&self) -> bool {
-        self.paths.is_empty() && self.pid.is_none() && !self.ports && self.patterns.is_empty()
-    }
-
     /// Normalizes `text` within `budget` bytes.
     pub fn normalize(&self, text: &str, budget: u64) -> Normalized {
         let stages = self.paths.len() + usize::from(self.pid.is_some()) + usize::from(self.ports) + self.patterns.len();
-        let mut current = std::borrow::Cow::Borrowed(text);
+        // A stage that changes nothing keeps the borrowed text: chunks without
+        // host paths, PIDs or ports are not copied once per stage.
+        let mut current = Cow::Borrowed(text);
         let mut stage = 0;
-        let over = |len: usize, stage: usize| -> Option<Normalized> {
-            (len as u64 > budget).then(|| Normalized::OverBudget((stage == stages).then_some(len as u64)))
+        let mut apply = |current: &mut Cow<'_, str>, run: &dyn Fn(&str) -> Step| -> Option<Normalized> {
+            stage += 1;
+            match run(current) {
+                Step::Same => None,
+                Step::Changed(s) => {
+                    *current = Cow::Owned(s);
+                    None
+                }
+                Step::Over(size) => Some(Normalized::OverBudget(size.filter(|_| stage == stages))),
+            }
         };
-        if stages == 0 {
-            return match over(text.len(), 0) {
-                Some(o) => o,
-                None => Normalized::Text(text.to_owned()),
-            };
-        }
         for (from, to) in &self.paths {
-            stage += 1;
-            match replace_bounded(&current, from, to, budget) {
-                Some(s) => current = std::borrow::Cow::Owned(s),
-                None => return Normalized::OverBudget((stage == stages).then(|| replaced_len(&current, from, to))),
+            if let Some(over) = apply(&mut current, &|t| literal(t, from, to, budget)) {
+                return over;
             }
         }
-        if let Some(pid) = &self.pid {
-            stage += 1;
-            match replace_number(&current, pid, "<pid>", budget) {
-                Some(s) => current = std::borrow::Cow::Owned(s),
-                None => return Normalized::OverBudget(None),
-            }
+        if let Some(pid) = &self.pid
+            && let Some(over) = apply(&mut current, &|t| replace_number(t, pid, "<pid>", budget).unknown_size())
+        {
+            return over;
         }
-        if self.ports {
-            stage += 1;
-            match normalize_ports(&current, budget) {
-                Some(s) => current = std::borrow::Cow::Owned(s),
-                None => return Normalized::OverBudget(None),
-            }
+        if self.ports
+            && let Some(over) = apply(&mut current, &|t| normalize_ports(t, budget).unknown_size())
+        {
+            return over;
         }
         for p in &self.patterns {
-            stage += 1;
-            match replace_bounded(&current, &p.pattern, &p.replacement, budget) {
-                Some(s) => current = std::borrow::Cow::Owned(s),
-                None => {
-                    return Normalized::OverBudget(
-                        (stage == stages).then(|| replaced_len(&current, &p.pattern, &p.replacement)),
-                    );
-                }
+            if let Some(over) = apply(&mut current, &|t| literal(t, &p.pattern, &p.replacement, budget)) {
+                return over;
             }
         }
-        match over(current.len(), stages) {
-            Some(o) => o,
-            None => Normalized::Text(current.into_owned()),
+        if current.len() as u64 > budget {
+            return Normalized::OverBudget(Some(current.len() as u64));
+        }
+        Normalized::Text(current.into_owned())
+    }
+
+    /// Normalizes text that has no budget (recorded inputs, sampled commands).
+    pub fn normalize_unbounded(&self, text: &str) -> String {
+        match self.normalize(text, u64::MAX) {
+            Normalized::Text(t) => t,
+            // Nothing exceeds u64::MAX bytes.
+            Normalized::OverBudget(_) => text.to_owned(),
+        }
+    }
+}
+
+/// The outcome of one normalization stage.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Step {
+    /// Nothing matched and the text fits.
+    Same,
+    /// The replaced text, within the cap.
+    Changed(String),
+    /// The result exceeds the cap; its size when it was determined exactly.
+    Over(Option<u64>),
+}
+
+impl Step {
+    /// Forgets an exceeded size: the stage stopped before knowing it.
+    fn unknown_size(self) -> Step {
+        match self {
+            Step::Over(_) => Step::Over(None),
+            other => other,
+        }
+    }
+
+    /// The text after this stage (tests and unbounded callers).
+    pub(crate) fn into_text(self, original: &str) -> Option<String> {
+        match self {
+            Step::Same => Some(original.to_owned()),
+            Step::Changed(s) => Some(s),
+            Step::Over(_) => None,
         }
     }
 }
@@ -137,35 +165,50 @@ fn replaced_len(text: &str, from: &str, to: &str) -> u64 {
     (text.len() - n * from.len() + n * to.len()) as u64
 }
 
-/// Literal replace-all, or `None` when the result would exceed `cap` bytes.
-/// An empty `from` matches at every character boundary, start and end included.
-pub(crate) fn replace_bounded(text: &str, from: &str, to: &str, cap: u64) -> Option<String> {
-    if replaced_len(text, from, to) > cap {
-        return None;
+/// Literal replace-all within `cap` bytes. An empty `from` matches at every
+/// character boundary, start and end included.
+fn literal(text: &str, from: &str, to: &str, cap: u64) -> Step {
+    let len = replaced_len(text, from, to);
+    if len > cap {
+        Step::Over(Some(len))
+    } else if !from.is_empty() && len == text.len() as u64 && !text.contains(from) {
+        Step::Same
+    } else {
+        Step::Changed(text.replace(from, to))
     }
-    Some(text.replace(from, to))
+}
+
+/// Replaces the byte ranges `spans` (ascending, disjoint) of `text` with
+/// `to`, within `cap` bytes.
+fn splice(text: &str, spans: impl IntoIterator<Item = (usize, usize)>, to: &str, cap: u64) -> Step {
+    let mut out = String::new();
+    let mut last = 0;
+    for (start, end) in spans {
+        if last == 0 && out.is_empty() {
+            out.reserve(text.len());
+        }
+        out.push_str(&text[last..start]);
+        out.push_str(to);
+        last = end;
+        if out.len() as u64 > cap {
+            return Step::Over(None);
+        }
+    }
+    if last == 0 && out.is_empty() {
+        return if text.len() as u64 > cap { Step::Over(Some(text.len() as u64)) } else { Step::Same };
+    }
+    out.push_str(&text[last..]);
+    if out.len() as u64 > cap { Step::Over(Some(out.len() as u64)) } else { Step::Changed(out) }
 }
 
 /// Replaces `number` where no ASCII digit is adjacent on either side.
-fn replace_number(text: &str, number: &str, to: &str, cap: u64) -> Option<String> {
+pub(crate) fn replace_number(text: &str, number: &str, to: &str, cap: u64) -> Step {
     let bytes = text.as_bytes();
-    let mut out = String::with_capacity(text.len());
-    let mut last = 0;
-    for (i, _) in text.match_indices(number) {
-        let before = i.checked_sub(1).map(|j| bytes[j]);
-        let after = bytes.get(i + number.len()).copied();
-        if before.is_some_and(|b| b.is_ascii_digit()) || after.is_some_and(|b| b.is_ascii_digit()) {
-            continue;
-        }
-        out.push_str(&text[last..i]);
-        out.push_str(to);
-        last = i + number.len();
-        if out.len() as u64 > cap {
-            return None;
-        }
-    }
-    out.push_str(&text[last..]);
-    (out.len() as u64 <= cap).then_some(out)
+    let spans = text.match_indices(number).map(|(i, m)| (i, i + m.len())).filter(|&(start, end)| {
+        let before = start.checked_sub(1).map(|j| bytes[j]);
+        !before.is_some_and(|b| b.is_ascii_digit()) && !bytes.get(end).is_some_and(u8::is_ascii_digit)
+    });
+    splice(text, spans, to, cap)
 }
 
 const PORT_KEYS: [&str; 4] = ["tcp_port", "udp_port", "port", "listen"];
@@ -286,25 +329,23 @@ fn endpoint_before(bytes: &[u8], colon: usize) -> bool {
             .all(|p| std::str::from_utf8(p).ok().and_then(|s| s.parse::<u16>().ok()).is_some_and(|v| v <= 255))
 }
 
-/// Replaces recognized endpoint ports with `<port>` (`endpoint-ports-v1`),
-/// or `None` when the result would exceed `cap` bytes.
-pub(crate) fn normalize_ports(text: &str, cap: u64) -> Option<String> {
+/// Replaces recognized endpoint ports with `<port>` (`endpoint-ports-v1`)
+/// within `cap` bytes. Keys are matched case-insensitively in place.
+pub(crate) fn normalize_ports(text: &str, cap: u64) -> Step {
     let bytes = text.as_bytes();
     let mut spans: Vec<(usize, usize)> = Vec::new();
-    let lower = text.to_ascii_lowercase();
-    let lbytes = lower.as_bytes();
     let mut i = 0;
     while i < bytes.len() {
-        let b = lbytes[i];
         let mut found = None;
-        if b == b':' && endpoint_before(bytes, i) {
+        if bytes[i] == b':' && endpoint_before(bytes, i) {
             found = port_after(bytes, i + 1);
-        } else if matches!(b, b'p' | b't' | b'u' | b'l') {
+        } else if matches!(bytes[i].to_ascii_lowercase(), b'p' | b't' | b'u' | b'l') {
             for key in PORT_KEYS {
-                if lbytes[i..].starts_with(key.as_bytes()) {
-                    if let Some(v) = field_value_start(lbytes, i, i + key.len()) {
-                        found = port_after(bytes, v);
-                    }
+                let end = i + key.len();
+                if bytes.get(i..end).is_some_and(|k| k.eq_ignore_ascii_case(key.as_bytes()))
+                    && let Some(v) = field_value_start(bytes, i, end)
+                {
+                    found = port_after(bytes, v);
                     if found.is_some() {
                         break;
                     }
@@ -319,29 +360,30 @@ pub(crate) fn normalize_ports(text: &str, cap: u64) -> Option<String> {
             None => i += 1,
         }
     }
-    if spans.is_empty() {
-        return (text.len() as u64 <= cap).then(|| text.to_owned());
-    }
-    let mut out = String::with_capacity(text.len());
-    let mut last = 0;
-    for (s, e) in spans {
-        out.push_str(&text[last..s]);
-        out.push_str("<port>");
-        last = e;
-        if out.len() as u64 > cap {
-            return None;
-        }
-    }
-    out.push_str(&text[last..]);
-    (out.len() as u64 <= cap).then_some(out)
+    splice(text, spans, "<port>", cap)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// A normalizer with only the given literal patterns.
+    fn patterns_only(patterns: &[(&str, &str)]) -> Normalizer {
+        let settings = Normalization {
+            paths: false,
+            pids: false,
+            ports: false,
+            patterns: patterns
+                .iter()
+                .map(|(p, r)| Pattern { pattern: (*p).into(), replacement: (*r).into() })
+                .collect(),
+            ..Normalization::default()
+        };
+        Normalizer::new(&settings, &HostValues::default())
+    }
+
     fn ports(s: &str) -> String {
-        normalize_ports(s, u64::MAX).unwrap()
+        normalize_ports(s, u64::MAX).into_text(s).unwrap()
     }
 
     #[test]
@@ -383,27 +425,13 @@ mod tests {
 
     #[test]
     fn literal_patterns_keep_dollar_sequences() {
-        let settings = Normalization {
-            paths: false,
-            pids: false,
-            ports: false,
-            time_bucket_ms: 10,
-            patterns: vec![Pattern { pattern: "id".into(), replacement: "$&-$$".into() }],
-        };
-        let n = Normalizer::new(&settings, &HostValues::default());
+        let n = patterns_only(&[("id", "$&-$$")]);
         assert_eq!(n.normalize("an id", 100), Normalized::Text("an $&-$$".into()));
     }
 
     #[test]
     fn empty_pattern_matches_every_boundary() {
-        let settings = Normalization {
-            paths: false,
-            pids: false,
-            ports: false,
-            time_bucket_ms: 10,
-            patterns: vec![Pattern { pattern: String::new(), replacement: "|".into() }],
-        };
-        let n = Normalizer::new(&settings, &HostValues::default());
+        let n = patterns_only(&[("", "|")]);
         assert_eq!(n.normalize("ab", 100), Normalized::Text("|a|b|".into()));
         assert_eq!(n.normalize("", 100), Normalized::Text("|".into()));
     }
@@ -429,10 +457,7 @@ mod tests {
         let n = Normalizer::new(&Normalization::default(), &host);
         // The path stage already exceeds 10 bytes; ports and pids follow.
         assert_eq!(n.normalize("/w", 10), Normalized::OverBudget(None));
-        let plain = Normalizer::new(
-            &Normalization { paths: false, pids: false, ports: false, ..Normalization::default() },
-            &HostValues::default(),
-        );
+        let plain = patterns_only(&[]);
         assert_eq!(plain.normalize("hello", 3), Normalized::OverBudget(Some(5)));
     }
 }

@@ -189,10 +189,7 @@ impl<'a> Running<'a> {
     fn event_data(&self, event: &Event) -> (String, &'static str) {
         match event {
             Event::Input { data, sensitive: true, .. } => (redacted_input(data.len()), "input"),
-            Event::Input { data, .. } => match self.input_normalizer.normalize(data, u64::MAX) {
-                super::normalize::Normalized::Text(t) => (t, "input"),
-                super::normalize::Normalized::OverBudget(_) => (data.clone(), "input"),
-            },
+            Event::Input { data, .. } => (self.input_normalizer.normalize_unbounded(data), "input"),
             Event::Resize { columns, rows, .. } => (format!("{columns}x{rows}"), "resize"),
             Event::Signal { signal, .. } => (signal.as_str().to_owned(), "signal"),
         }
