@@ -161,19 +161,26 @@ impl PtyBackend for OpenptyPty {
                 Ok(())
             });
         }
-        let child = command.spawn().map_err(|source| HostError::Spawn { program: spec.program.clone(), source })?;
+        let mut child = command.spawn().map_err(|source| HostError::Spawn { program: spec.program.clone(), source })?;
         let pid = child.id();
         // The child is unreaped, so its PID cannot be reused: the pidfd and
-        // the start identity below are the child's own.
-        let rpid = rustix::process::Pid::from_raw(pid as i32).ok_or_else(|| HostError::Io {
-            op: "read the launched process ID",
-            source: io::Error::other("zero PID"),
-        })?;
-        let pidfd = rustix::process::pidfd_open(rpid, PidfdFlags::empty());
+        // the start identity below are the child's own. Without a start
+        // identity nothing could later prove ownership, so a child whose
+        // identity cannot be read is not left running.
         let start = match procfs::stat(pid) {
             Ok(Some(st)) => st.starttime,
-            _ => 0,
+            other => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(HostError::Io {
+                    op: "read the launched process's start identity",
+                    source: other.err().unwrap_or_else(|| io::Error::other("it is missing from /proc")),
+                });
+            }
         };
+        let pidfd = rustix::process::Pid::from_raw(pid as i32)
+            .map(|p| rustix::process::pidfd_open(p, PidfdFlags::empty()).map_err(io::Error::from))
+            .unwrap_or_else(|| Err(io::Error::other("zero PID")));
         drop(child);
         let master = Arc::new(
             Async::new(File::from(master)).map_err(|e| HostError::Io { op: "register the terminal", source: e })?,

@@ -79,7 +79,7 @@ pub enum CaptureError {
         partial_observation: Option<Value>,
     },
     /// Owned processes could not all be verified gone.
-    #[error("owned-process cleanup is incomplete: {}", describe_unresolved(&.report.unresolved))]
+    #[error("owned-process cleanup is incomplete: {}", describe_unresolved(.report))]
     CleanupIncomplete {
         /// What the capture's own cleanup did.
         report: Box<CleanupReport>,
@@ -118,7 +118,11 @@ impl CaptureError {
     }
 }
 
-fn describe_unresolved(list: &[(u32, String)]) -> String {
+fn describe_unresolved(report: &CleanupReport) -> String {
+    let list = &report.unresolved;
+    if let Some(failure) = &report.failure {
+        return failure.clone();
+    }
     if list.is_empty() {
         return "owned processes were still alive after every cleanup round".into();
     }

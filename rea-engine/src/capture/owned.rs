@@ -168,6 +168,9 @@ pub struct CleanupReport {
     pub killed: Vec<u32>,
     /// Related processes that could not be verified or killed: `(pid, reason)`.
     pub unresolved: Vec<(u32, String)>,
+    /// Why cleanup could not run at all (the process table was unreadable).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failure: Option<String>,
     /// Unrelated processes left untouched because their token was withheld.
     pub unverified_processes: Vec<(u32, String)>,
     /// Rounds run.
@@ -191,7 +194,7 @@ pub(super) fn cleanup(host: &Host, run: &RunOwnership, groups: &BTreeSet<u32>) -
         let table = match host.inspector.table() {
             Ok(t) => t,
             Err(e) => {
-                report.unresolved = vec![(0, format!("process table unreadable: {e}"))];
+                report.failure = Some(format!("the process table could not be read: {e}"));
                 return report;
             }
         };
@@ -221,6 +224,10 @@ pub(super) fn cleanup(host: &Host, run: &RunOwnership, groups: &BTreeSet<u32>) -
                 _ => {}
             }
         }
+        // Rows the table could not read at all: their relation to the run is
+        // unknown, so they are left alone and reported, not passed over.
+        unverified
+            .extend(table.unreadable.iter().map(|(pid, why)| (pid.0, format!("process status unreadable: {why}"))));
         if targets.is_empty() && unresolved.is_empty() {
             report.verified = true;
             report.unresolved.clear();

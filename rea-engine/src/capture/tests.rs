@@ -177,3 +177,16 @@ fn owned_descendants_are_killed_by_cleanup() {
     killed.sort_by_key(|(pid, _)| *pid);
     assert_eq!(killed, [(5001, SignalName::SIGKILL), (5002, SignalName::SIGKILL)]);
 }
+
+#[test]
+fn unreadable_table_rows_are_reported_and_left_alone() {
+    let world = FakeWorld::new();
+    world.add_unreadable(6000, "permission denied");
+    world.exit(ExitStatus::Code(0));
+    let r = record(&run(&world, json!({"executable": "sh", "settle_ms": 0})).unwrap());
+    assert_eq!(r.cleanup.unverified_processes.len(), 1);
+    assert_eq!(r.cleanup.unverified_processes[0].pid, 6000);
+    assert_eq!(r.cleanup.unverified_processes[0].reason, "process status unreadable: permission denied");
+    assert!(r.residual_unknowns.iter().any(|u| u.scope == "process" && u.reason.contains("Process 6000")));
+    assert!(world.delivered().is_empty());
+}

@@ -61,6 +61,7 @@ struct World {
     ownership: HashMap<u32, FakeOwnership>,
     ownership_queue: HashMap<u32, VecDeque<FakeOwnership>>,
     extra_rows: Vec<ProcessRow>,
+    unreadable_rows: Vec<(Pid, String)>,
     delivered: Vec<(u32, SignalName)>,
     input: Vec<u8>,
     resizes: Vec<TermSize>,
@@ -131,6 +132,11 @@ impl FakeWorld {
                 command: format!("child {pid}"),
             });
         });
+    }
+
+    /// Adds a process-table row that cannot be read.
+    pub fn add_unreadable(&self, pid: u32, reason: &str) {
+        self.with(|w| w.unreadable_rows.push((Pid(pid), reason.to_owned())));
     }
 
     /// Signals that reached a process, in order.
@@ -314,6 +320,7 @@ impl ProcessInspector for FakeHost {
         Ok(self.table()?.rows.into_iter().filter(|r| r.parent == pid).map(|r| r.pid).collect())
     }
     fn table(&self) -> Result<ProcessTable, HostError> {
+        let unreadable = self.0.with(|w| w.unreadable_rows.clone());
         let mut rows = self.0.with(|w| {
             let mut rows = w.extra_rows.clone();
             if w.exit.is_none() {
@@ -330,7 +337,7 @@ impl ProcessInspector for FakeHost {
             rows
         });
         rows.sort_by_key(|r| r.pid);
-        Ok(ProcessTable { rows, unreadable: Vec::new() })
+        Ok(ProcessTable { rows, unreadable })
     }
 }
 
