@@ -281,3 +281,51 @@ fn the_example_scenario_runs() {
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(frames_text(&doc["normalized_result"]).contains("hello from rea"));
 }
+
+#[test]
+fn a_process_that_drops_the_token_is_still_owned_through_its_session() {
+    // `env -i` clears the environment, token included; `trap '' HUP` keeps
+    // the process alive when the session leader exits. Only membership of
+    // the launched session (and descent from rea) proves it is owned.
+    let c = capture(json!({
+        "executable": "sh",
+        "arguments": ["-c", "(trap '' HUP; exec env -i /bin/sleep 60) & echo $! > tokenless.pid; exit 0"],
+        "settle_ms": 200,
+        "timeout_ms": 10000
+    }));
+    assert_eq!(c.status, 0, "{}", c.stdout);
+    let pid: u32 = std::fs::read_to_string(c.dir.path().join("tokenless.pid")).unwrap().trim().parse().unwrap();
+    let r = result(&c);
+    assert_eq!(r["settlement"]["state"], "alive_at_deadline");
+    assert_eq!(r["settlement"]["cleanup_outcome"], "cleaned");
+    assert_eq!(r["cleanup"]["owned_process_group"], "verified");
+    assert!(!process_alive(pid), "the tokenless descendant {pid} survived cleanup");
+}
+
+#[test]
+fn an_unread_input_does_not_hold_back_the_deadline() {
+    // In raw mode the terminal keeps unread input and stops accepting more,
+    // so 1 MB cannot all be written to a program that never reads. (In
+    // canonical mode the line discipline discards what it cannot hold.)
+    let c = capture(json!({
+        "executable": "sh",
+        "arguments": ["-c", "stty raw -echo; exec sleep 60"],
+        "events": [{"type": "input", "at_ms": 300, "data": "a".repeat(1_000_000)}],
+        "timeout_ms": 1500,
+        "settle_ms": 0
+    }));
+    assert_eq!(c.status, 0, "{}", c.stdout);
+    let r = result(&c);
+    assert_eq!((r["exit"]["reason"].as_str(), r["exit"]["signal"].as_i64()), (Some("timeout"), Some(9)));
+    let event = &r["interaction_events"][0];
+    assert_eq!(event["outcome"], "target_exited", "the write could not have completed");
+    assert_eq!(event["data"], "<not-dispatched>");
+}
+
+#[test]
+fn a_silent_program_still_gets_heartbeat_progress() {
+    let c = capture(json!({"executable": "sleep", "arguments": ["2.5"], "timeout_ms": 10000}));
+    assert_eq!(c.status, 0, "{}", c.stdout);
+    let running = c.progress.iter().filter(|p| p["phase"] == "running").count();
+    assert!(running >= 2, "expected a progress line about every second, got {:?}", c.progress);
+}

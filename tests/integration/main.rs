@@ -4,6 +4,7 @@ mod capture_process;
 mod code_invariants;
 mod compare_cli;
 mod compare_trace;
+mod doctor;
 mod filesystem;
 mod sandbox;
 mod scenario_rejection;
