@@ -4,9 +4,8 @@ use std::io::Write;
 use std::sync::Arc;
 
 use rea_engine::capture::progress::{ProgressLine, ProgressSink};
-use rea_engine::capture::{CaptureError, CaptureRequest, capture};
-use rea_engine::host::CaptureSupport;
-use rea_engine::scenario::{Resolver, load_scenario};
+use rea_engine::capture::{capture, prepare};
+use rea_engine::scenario::load_scenario;
 
 use crate::Outcome;
 use crate::cli::CaptureProcessArgs;
@@ -39,26 +38,14 @@ pub(crate) fn run(args: CaptureProcessArgs) -> Outcome {
         Err(e) => return failure(&e),
     };
     let host = crate::host::host();
-    if let CaptureSupport::Unavailable { reason } = host.capture {
-        return failure(&CaptureError::Unsupported { reason });
-    }
     let invocation_dir = match std::env::current_dir() {
         Ok(d) => d,
         Err(e) => return failure(&CliError::CurrentDirectory { source: e }),
     };
-    let host_environment: Vec<_> = std::env::vars_os().collect();
-    let pty = Arc::clone(&host.pty);
-    let is_executable = move |p: &std::path::Path| pty.is_executable(p);
-    let resolver = Resolver {
-        invocation_dir: &invocation_dir,
-        host_environment: &host_environment,
-        is_executable: &is_executable,
-    };
-    let resolved = match resolver.resolve(scenario) {
+    let request = match prepare(&host, scenario, &invocation_dir, std::env::vars_os().collect(), crate::BUILD) {
         Ok(r) => r,
         Err(e) => return failure(&e),
     };
-    let request = CaptureRequest { resolved, host_environment, build: crate::BUILD };
     match capture(&host, request, Arc::new(StderrProgress)) {
         Ok(evidence) => Outcome { document: serde_json::to_value(evidence).unwrap_or_default(), success: true },
         Err(mut e) => {

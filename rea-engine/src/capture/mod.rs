@@ -34,7 +34,7 @@ use crate::error::{Category, UserError};
 use crate::evidence::Evidence;
 use crate::fs::{Snapshot, SnapshotError};
 use crate::host::{CaptureSupport, Host, HostError, Interrupts, RunToken, SpawnSpec, TermSize};
-use crate::scenario::{RUN_TOKEN_VARIABLE, ResolvedScenario};
+use crate::scenario::{RUN_TOKEN_VARIABLE, ResolveError, ResolvedScenario, Resolver, Scenario};
 
 /// Interval between settlement observations.
 const SETTLE_INTERVAL: Duration = Duration::from_millis(50);
@@ -59,6 +59,9 @@ pub enum CaptureError {
         /// Why.
         reason: &'static str,
     },
+    /// The scenario cannot run on this host (working directory, executable).
+    #[error(transparent)]
+    Resolve(#[from] ResolveError),
     /// The command could not be started.
     #[error("{0}")]
     Spawn(HostError),
@@ -133,6 +136,7 @@ impl UserError for CaptureError {
     fn category(&self) -> Category {
         match self {
             CaptureError::Unsupported { .. } => Category::UnsupportedProvider,
+            CaptureError::Resolve(e) => e.category(),
             CaptureError::Spawn(e) => e.category(),
             CaptureError::Host(_) | CaptureError::TemporaryRoot(_) | CaptureError::Snapshot(_) => {
                 Category::ExecutionFailure
@@ -144,6 +148,7 @@ impl UserError for CaptureError {
     fn code(&self) -> &'static str {
         match self {
             CaptureError::Unsupported { .. } => "capture_unsupported",
+            CaptureError::Resolve(e) => e.code(),
             CaptureError::Spawn(_) => "spawn_failed",
             CaptureError::Host(_) | CaptureError::TemporaryRoot(_) | CaptureError::Snapshot(_) => {
                 "process_capture_failed"
@@ -155,6 +160,7 @@ impl UserError for CaptureError {
     fn remediation(&self) -> String {
         match self {
             CaptureError::Unsupported { .. } => "Capture on Linux or macOS; comparing existing captures works here.".into(),
+            CaptureError::Resolve(e) => e.remediation(),
             CaptureError::Spawn(e) => e.remediation(),
             CaptureError::Cancelled { .. } => "Start the capture again when ready.".into(),
             CaptureError::CleanupIncomplete { .. } => "Inspect the listed processes (they were left untouched because their ownership could not be proven), stop them if they are yours, then run `rea doctor` and capture again.".into(),
@@ -166,6 +172,7 @@ impl UserError for CaptureError {
     }
     fn details(&self) -> Option<Value> {
         match self {
+            CaptureError::Resolve(e) => e.details(),
             CaptureError::Cancelled { signal, cleanup, partial_observation } => Some(json!({
                 "operation": "process_capture",
                 "signal": signal,
@@ -194,6 +201,26 @@ impl UserError for CaptureError {
 
 fn snapshot_json(s: &Snapshot) -> Value {
     json!({ "files": s.files, "truncation": s.truncation })
+}
+
+/// Prepares a capture: refuses at once on a host that cannot capture, then
+/// resolves the scenario (working directory, executable on the child's
+/// `PATH`, its digest) against `invocation_dir` and the inherited
+/// environment. Nothing is launched or written.
+pub fn prepare(
+    host: &Host,
+    scenario: Scenario,
+    invocation_dir: &std::path::Path,
+    host_environment: Vec<(OsString, OsString)>,
+    build: BuildInfo,
+) -> Result<CaptureRequest, CaptureError> {
+    if let CaptureSupport::Unavailable { reason } = host.capture {
+        return Err(CaptureError::Unsupported { reason });
+    }
+    let is_executable = |p: &std::path::Path| host.pty.is_executable(p);
+    let resolved = Resolver { invocation_dir, host_environment: &host_environment, is_executable: &is_executable }
+        .resolve(scenario)?;
+    Ok(CaptureRequest { resolved, host_environment, build })
 }
 
 /// Runs a capture to completion on the current thread.
