@@ -289,7 +289,9 @@ fn a_process_that_drops_the_token_is_still_owned_through_its_session() {
     // the launched session (and descent from rea) proves it is owned.
     let c = capture(json!({
         "executable": "sh",
-        "arguments": ["-c", "(trap '' HUP; exec env -i /bin/sleep 60) & echo $! > tokenless.pid; exit 0"],
+        // The root exits only once the child ignores SIGHUP (it writes its
+        // PID after the trap), so the session hang-up cannot kill it first.
+        "arguments": ["-c", "sh -c 'trap \"\" HUP; echo $$ > tokenless.pid; exec env -i /bin/sleep 60' & while [ ! -s tokenless.pid ]; do sleep 0.01; done; exit 0"],
         "settle_ms": 200,
         "timeout_ms": 10000
     }));

@@ -198,15 +198,14 @@ pub(super) fn cleanup(host: &Host, run: &RunOwnership, groups: &BTreeSet<u32>) -
                 return report;
             }
         };
-        let related_rows = related(&table.rows, run, groups);
+        let mut related_rows = related(&table.rows, run, groups);
         let related_pids: BTreeSet<Pid> = related_rows.iter().map(|r| r.pid).collect();
         let mut targets = Vec::new();
         let mut unresolved = Vec::new();
         let mut unverified = Vec::new();
         // The launched process first, then the rest by PID.
-        let mut ordered = related_rows.clone();
-        ordered.sort_by_key(|r| (r.pid != run.root.pid, r.pid));
-        for row in &ordered {
+        related_rows.sort_by_key(|r| (r.pid != run.root.pid, r.pid));
+        for row in &related_rows {
             match host.verifier.verify(row.pid, Some(row.start), &run.claim()) {
                 Ownership::Owned(p) => targets.push(p),
                 Ownership::Gone | Ownership::IdentityChanged | Ownership::Foreign => {}

@@ -198,11 +198,15 @@ impl Walker {
                 Ok(children) => queue.extend(children.into_iter().map(|c| (c, Some(pid)))),
                 Err(e) => pass.failures.push(format!("children of process {pid}: {e}")),
             }
-            let key = (row.start, row.parent.0, row.command.clone(), row.group.0, row.session.0);
-            if self.last.get(&pid.0) == Some(&key) {
+            // Compared in place: the command is copied only when it is recorded.
+            let unchanged = self.last.get(&pid.0).is_some_and(|(start, parent, command, group, session)| {
+                (*start, *parent, *group, *session) == (row.start, row.parent.0, row.group.0, row.session.0)
+                    && *command == row.command
+            });
+            if unchanged {
                 continue;
             }
-            self.last.insert(pid.0, key);
+            self.last.insert(pid.0, (row.start, row.parent.0, row.command.clone(), row.group.0, row.session.0));
             pass.rows.push(RawSample {
                 at_ms,
                 pid: pid.0,
