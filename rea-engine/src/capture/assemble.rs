@@ -44,6 +44,9 @@ pub(super) struct Assembly<'a> {
     pub(super) root_pid: u32,
     pub(super) normalizer: &'a Normalizer,
     pub(super) decoder_invalid_bytes: u64,
+    /// Echoes of sensitive inputs replaced in terminal text; `None` when the
+    /// scenario has no sensitive input to look for.
+    pub(super) redactions: Option<u64>,
     pub(super) recorder: TerminalRecorder,
     pub(super) interactions: Vec<crate::evidence::InteractionEvent>,
     pub(super) journal: Vec<(Instant, Collection, usize)>,
@@ -118,6 +121,7 @@ impl Assembly<'_> {
         let mut pid_texts: Vec<String> = map.keys().map(u32::to_string).collect();
         pid_texts.sort_by_key(|p| std::cmp::Reverse(p.len()));
         let ordinal = |v: u32, unmapped: u64| if v == 0 { 0 } else { map.get(&v).copied().unwrap_or(unmapped) };
+        let mut secrets = super::redact::Redactor::for_events(&scenario.events);
         let process_samples: Vec<ProcessSample> = self
             .sampled
             .samples
@@ -126,7 +130,7 @@ impl Assembly<'_> {
                 at_ms: s.at_ms / bucket * bucket,
                 pid: ordinal(s.pid, 1),
                 parent_pid: ordinal(s.parent, 0),
-                command: normalize_command(&s.command, self.normalizer, &pid_texts),
+                command: normalize_command(&secrets.whole(&s.command), self.normalizer, &pid_texts),
                 process_group_id: Some(ordinal(s.group, 0)),
                 session_id: Some(ordinal(s.session, 0)),
             })
@@ -228,6 +232,9 @@ impl Assembly<'_> {
         limitations.push(LIMIT_NETWORK.to_owned());
         limitations.push(LIMIT_ENVIRONMENT.to_owned());
         limitations.push(LIMIT_NO_RENDERER.to_owned());
+        if let Some(count) = self.redactions {
+            limitations.push(super::redact::redaction_limitation(count + secrets.redactions()));
+        }
 
         let mut residual_unknowns = vec![
             ResidualUnknown { scope: "process".into(), reason: LIMIT_SAMPLED.into() },

@@ -10,6 +10,7 @@ mod assemble;
 pub mod normalize;
 mod owned;
 pub mod progress;
+pub mod redact;
 mod run;
 mod sampler;
 pub mod terminal;
@@ -28,7 +29,8 @@ use self::normalize::{HostValues, Normalizer};
 use self::owned::{GroupObservation, RunOwnership};
 use self::progress::{Counts, Phase, ProgressReporter, ProgressSink};
 use self::run::Running;
-use self::terminal::{TerminalRecorder, Utf8Stream};
+use self::redact::RedactingDecoder;
+use self::terminal::TerminalRecorder;
 use crate::BuildInfo;
 use crate::error::{Category, UserError};
 use crate::evidence::Evidence;
@@ -512,7 +514,7 @@ pub async fn capture_async(
         writer,
         exit_future,
         interrupts: &mut interrupts,
-        decoder: Utf8Stream::default(),
+        decoder: RedactingDecoder::for_events(&scenario.events),
         recorder,
         input_normalizer,
         interactions: Vec::new(),
@@ -591,6 +593,7 @@ pub async fn capture_async(
         root_pid: root.pid.0,
         normalizer: &normalizer,
         decoder_invalid_bytes: decoder.invalid_bytes(),
+        redactions: decoder.is_redacting().then(|| decoder.redactions()),
         recorder,
         interactions,
         journal,

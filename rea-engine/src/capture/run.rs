@@ -17,7 +17,8 @@ use futures_lite::{AsyncRead, AsyncWrite, future};
 use super::normalize::Normalizer;
 use super::owned::{Delivery, RunOwnership, deliver_bounded};
 use super::progress::{Counts, Phase, ProgressReporter};
-use super::terminal::{TerminalRecorder, Utf8Stream};
+use super::redact::RedactingDecoder;
+use super::terminal::TerminalRecorder;
 use crate::evidence::{InteractionEvent, SignalReceipt};
 use crate::host::{BoxFuture, ExitStatus, Host, HostError, Interrupts, PtyProcess, TermSize};
 use crate::scenario::{Event, Scenario, SignalName, redacted_input};
@@ -102,7 +103,7 @@ pub(super) struct Running<'a> {
     pub(crate) writer: Box<dyn AsyncWrite + Send + Unpin>,
     pub(crate) exit_future: BoxFuture<'static, Result<ExitStatus, HostError>>,
     pub(crate) interrupts: &'a mut Interrupts,
-    pub(crate) decoder: Utf8Stream,
+    pub(crate) decoder: RedactingDecoder,
     pub(crate) recorder: TerminalRecorder,
     pub(crate) input_normalizer: Normalizer,
     pub(crate) interactions: Vec<InteractionEvent>,
