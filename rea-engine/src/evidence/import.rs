@@ -108,7 +108,7 @@ impl UserError for ImportError {
 }
 
 /// Parses an Evidence envelope and checks its identity (any predicate).
-pub fn parse_evidence_value(source_name: &str, value: Value) -> Result<Evidence, ImportError> {
+pub fn parse_evidence_value(source_name: &str, mut value: Value) -> Result<Evidence, ImportError> {
     let not_evidence = |reason: String| ImportError::NotEvidence { source_name: source_name.to_owned(), reason };
     let Value::Object(map) = &value else {
         return Err(not_evidence("the document is not a JSON object".into()));
@@ -126,8 +126,12 @@ pub fn parse_evidence_value(source_name: &str, value: Value) -> Result<Evidence,
     {
         return Err(ImportError::Legacy { source_name: source_name.to_owned(), predicate: predicate.clone() });
     }
-    let envelope: Evidence = serde_json::from_value(value).map_err(|e| not_evidence(e.to_string()))?;
-    let computed = compute_evidence_id(&envelope).map_err(|e| not_evidence(e.to_string()))?;
+    let computed = projection_id(&mut value).map_err(|e| not_evidence(e.to_string()))?;
+    let envelope: Evidence = typed(value, "").map_err(|(path, reason)| ImportError::Malformed {
+        source_name: source_name.to_owned(),
+        path,
+        reason,
+    })?;
     if computed != envelope.evidence_id {
         return Err(ImportError::IdentityMismatch {
             source_name: source_name.to_owned(),
@@ -166,13 +170,73 @@ pub fn import_capture(source_name: &str, value: Value) -> Result<(Evidence, Capt
     if !result.contains_key("truncation_details") {
         return Err(ImportError::MissingTruncationDetails { source_name: source_name.to_owned() });
     }
+    if envelope.analysis_profile.is_some() {
+        return Err(ImportError::Malformed {
+            source_name: source_name.to_owned(),
+            path: "analysis_profile".into(),
+            reason: "is present; capture Evidence never carries an analysis profile".into(),
+        });
+    }
     let record: CaptureRecord =
-        serde_json::from_value(envelope.normalized_result.clone()).map_err(|e| malformed("", e.to_string()))?;
+        typed(envelope.normalized_result.clone(), "normalized_result").map_err(|(path, reason)| {
+            ImportError::Malformed { source_name: source_name.to_owned(), path, reason }
+        })?;
     check_record(&record).map_err(|(path, reason)| malformed(&path, reason))?;
     Ok((envelope, record))
 }
 
 type Broken = (String, String);
+
+/// The `evidence_id` of a document as it is: the projection keeps every key
+/// that is present (null or not), drops `evidence_id` and reduces `subject`
+/// to `{digest, format, architecture}`. The document is restored afterwards.
+pub(super) fn projection_id(value: &mut Value) -> Result<String, serde_json::Error> {
+    let Value::Object(map) = value else { return digest(value).map(|d| format!("ev_{d}")) };
+    let id = map.remove("evidence_id");
+    let subject = map.get("subject").cloned();
+    if let Some(Value::Object(s)) = map.get_mut("subject") {
+        s.retain(|k, _| matches!(k.as_str(), "digest" | "format" | "architecture"));
+    }
+    let computed = digest(value).map(|d| format!("ev_{d}"));
+    let Value::Object(map) = value else { unreachable!("checked above") };
+    if let Some(subject) = subject {
+        map.insert("subject".into(), subject);
+    }
+    if let Some(id) = id {
+        map.insert("evidence_id".into(), id);
+    }
+    computed
+}
+
+/// Deserializes `value` as `T`; a shape error names the JSON path (under
+/// `prefix`) of the value it concerns and the rule it breaks.
+pub(crate) fn typed<T: serde::de::DeserializeOwned>(value: Value, prefix: &str) -> Result<T, Broken> {
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let inner = e.inner().to_string();
+        let mut path = prefix.to_owned();
+        for segment in e.path().iter() {
+            path = match segment {
+                serde_path_to_error::Segment::Seq { index } => crate::path::join_index(&path, *index),
+                serde_path_to_error::Segment::Map { key } | serde_path_to_error::Segment::Enum { variant: key } => {
+                    crate::path::join_key(&path, key)
+                }
+                serde_path_to_error::Segment::Unknown => crate::path::join_key(&path, "?"),
+            };
+        }
+        // A missing key is reported at its object; name the key itself.
+        let quoted = |after: &str| inner.strip_prefix(after).and_then(|rest| rest.split('`').next()).map(str::to_owned);
+        let (path, reason) = if let Some(key) = quoted("missing field `") {
+            (crate::path::join_key(&path, &key), "missing field: the format requires it".to_owned())
+        } else if inner.starts_with("unknown field `") {
+            // The path already ends in the unknown key.
+            let expected = inner.split_once(", expected ").map_or(String::new(), |(_, e)| format!(" (expected {e})"));
+            (path, format!("unknown field: the format has no such key{expected}"))
+        } else {
+            (path, inner)
+        };
+        (if path.is_empty() { "(root)".to_owned() } else { path }, reason)
+    })
+}
 
 fn require(ok: bool, path: &str, reason: impl FnOnce() -> String) -> Result<(), Broken> {
     if ok { Ok(()) } else { Err((path.to_owned(), reason())) }

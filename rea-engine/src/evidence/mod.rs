@@ -10,6 +10,8 @@ mod record;
 
 #[cfg(test)]
 mod identity_tests;
+#[cfg(test)]
+mod import_tests;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
@@ -49,8 +51,9 @@ pub struct Evidence {
     pub subject: Value,
     /// Who produced the record.
     pub provider: Provider,
-    /// Used by other providers only.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Used by other providers only. A present key is `Some`, even when its
+    /// value is null, so the identity projection keeps every key present.
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "present")]
     pub analysis_profile: Option<Value>,
     /// What kind of statement this is.
     pub predicate_type: String,
@@ -74,6 +77,12 @@ pub struct Evidence {
     pub locations: Vec<Value>,
     /// Records this one derives from.
     pub evidence_links: Vec<String>,
+}
+
+/// Reads a key that is present as `Some`, whatever its value (with
+/// `#[serde(default)]`, an absent key stays `None`).
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
 }
 
 /// The provider block.
