@@ -13,9 +13,10 @@ use super::sampler::SamplerResult;
 use super::terminal::TerminalRecorder;
 use crate::BuildInfo;
 use crate::evidence::{
-    CAPTURE_SCHEMA_VERSION, CaptureRecord, Cleanup, Evidence, Exit, Finalization, JournalEntry, Manifest,
-    PROVIDER_VERSION, ProcessSample, ProcessTruncation, RenderedTerminalTruncation, ResidualUnknown, Settlement,
-    TruncationDetails, UnverifiedProcess, architecture_name, capture_evidence, digest, now_iso8601, platform_name,
+    CAPTURE_SCHEMA_VERSION, CaptureRecord, Cleanup, CleanupOutcome, Evidence, Exit, ExitReason, Finalization,
+    JournalCollection, JournalEntry, Manifest, PROVIDER_VERSION, ProcessSample, ProcessTruncation,
+    RenderedTerminalTruncation, ResidualUnknown, Settlement, SettlementState, TruncationDetails, UnverifiedProcess,
+    architecture_name, capture_evidence, digest, now_iso8601, platform_name,
 };
 use crate::fs::Snapshot;
 use crate::host::ExitStatus;
@@ -51,7 +52,7 @@ pub(super) struct Assembly<'a> {
     pub(super) interactions: Vec<crate::evidence::InteractionEvent>,
     pub(super) journal: Vec<(Instant, Collection, usize)>,
     pub(super) outcome: RunOutcome,
-    pub(super) settlement: (&'static str, u64),
+    pub(super) settlement: (SettlementState, u64),
     pub(super) sampled: SamplerResult,
     pub(super) before: Snapshot,
     pub(super) after: Snapshot,
@@ -137,27 +138,29 @@ impl Assembly<'_> {
             .collect();
 
         // The journal: every observation in the order it was recorded.
-        let mut entries: Vec<(Instant, u8, &'static str, usize)> = self
+        let mut entries: Vec<(Instant, u8, JournalCollection, usize)> = self
             .journal
             .iter()
             .map(|(at, c, i)| {
                 let name = match c {
-                    Collection::Frames => "frames",
-                    Collection::Interactions => "interaction_events",
-                    Collection::Lifecycle => "lifecycle",
+                    Collection::Frames => JournalCollection::Frames,
+                    Collection::Interactions => JournalCollection::InteractionEvents,
+                    Collection::Lifecycle => JournalCollection::Lifecycle,
                 };
                 (*at, 0, name, *i)
             })
             .collect();
-        entries.extend(self.sampled.samples.iter().enumerate().map(|(i, s)| (s.recorded, 1, "process_samples", i)));
-        entries.push((self.settled_at, 2, "lifecycle", 1));
+        entries.extend(
+            self.sampled.samples.iter().enumerate().map(|(i, s)| (s.recorded, 1, JournalCollection::ProcessSamples, i)),
+        );
+        entries.push((self.settled_at, 2, JournalCollection::Lifecycle, 1));
         entries.sort_by_key(|(at, order, _, _)| (*at, *order));
         let event_journal = entries
             .into_iter()
             .enumerate()
             .map(|(n, (_, _, collection, index))| JournalEntry {
                 capture_order: n as u64,
-                collection: collection.to_owned(),
+                collection,
                 index: index as u64,
             })
             .collect();
@@ -179,16 +182,19 @@ impl Assembly<'_> {
             signals: f.signals.clone(),
         });
         let exit = Exit {
-            code: if outcome.reason == "exited" { code } else { None },
+            code: if outcome.reason == ExitReason::Exited { code } else { None },
             signal,
-            reason: outcome.reason.to_owned(),
+            reason: outcome.reason,
             finalization,
         };
         let (state, elapsed_ms) = self.settlement;
         let settlement = Settlement {
-            state: state.to_owned(),
+            state,
             elapsed_ms,
-            cleanup_outcome: if state == "quiesced" { "not_required" } else { "cleaned" }.to_owned(),
+            cleanup_outcome: match state {
+                SettlementState::Quiesced => CleanupOutcome::NotRequired,
+                SettlementState::AliveAtDeadline | SettlementState::Unverifiable => CleanupOutcome::Cleaned,
+            },
         };
 
         // Filesystem.

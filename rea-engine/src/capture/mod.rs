@@ -28,12 +28,12 @@ pub use owned::{CleanupReport, Delivery};
 use self::normalize::{HostValues, Normalizer};
 use self::owned::{GroupObservation, RunOwnership};
 use self::progress::{Counts, Phase, ProgressReporter, ProgressSink};
-use self::run::Running;
 use self::redact::RedactingDecoder;
+use self::run::Running;
 use self::terminal::TerminalRecorder;
 use crate::BuildInfo;
 use crate::error::{Category, UserError};
-use crate::evidence::Evidence;
+use crate::evidence::{Evidence, SettlementState};
 use crate::fs::{Snapshot, SnapshotError};
 use crate::host::{CaptureSupport, Host, HostError, Interrupts, RunToken, SpawnSpec, TermSize};
 use crate::scenario::{RUN_TOKEN_VARIABLE, ResolveError, ResolvedScenario, Resolver, Scenario};
@@ -317,7 +317,7 @@ async fn settle(
     groups: &BTreeSet<u32>,
     settle_ms: u64,
     interrupts: &mut Interrupts,
-) -> Result<(&'static str, u64), &'static str> {
+) -> Result<(SettlementState, u64), &'static str> {
     let start = Instant::now();
     let mut empty_streak = 0;
     let mut observations = 0u32;
@@ -326,16 +326,16 @@ async fn settle(
         let observation = blocking::unblock(move || owned::observe(&h, &r, &g)).await;
         observations += 1;
         match observation {
-            GroupObservation::Unverifiable(_) => return Ok(("unverifiable", elapsed_ms(start))),
+            GroupObservation::Unverifiable(_) => return Ok((SettlementState::Unverifiable, elapsed_ms(start))),
             GroupObservation::Empty => empty_streak += 1,
             GroupObservation::Alive(_) => empty_streak = 0,
         }
         if empty_streak >= 2 {
-            return Ok(("quiesced", elapsed_ms(start)));
+            return Ok((SettlementState::Quiesced, elapsed_ms(start)));
         }
         let deadline_passed = elapsed_ms(start) >= settle_ms;
         if deadline_passed && observations >= 2 {
-            return Ok(("alive_at_deadline", elapsed_ms(start)));
+            return Ok((SettlementState::AliveAtDeadline, elapsed_ms(start)));
         }
         let wait = if deadline_passed {
             Duration::ZERO
@@ -555,7 +555,7 @@ pub async fn capture_async(
     let report = run_cleanup(host, &run, &sampled.groups).await;
     process.close_terminal();
     let temp_removed = temp.close().is_ok();
-    let disposition = if interrupted.is_some() { "cancelled" } else { outcome.reason };
+    let disposition = if interrupted.is_some() { "cancelled" } else { outcome.reason.as_str() };
     let states = FinalStates {
         disposition: if report.verified { disposition } else { "failed" },
         owned_process_group: if report.verified { "cleaned" } else { "failed" },

@@ -19,7 +19,9 @@ use super::owned::{Delivery, RunOwnership, deliver_bounded};
 use super::progress::{Counts, Phase, ProgressReporter};
 use super::redact::RedactingDecoder;
 use super::terminal::TerminalRecorder;
-use crate::evidence::{InteractionEvent, SignalReceipt};
+use crate::evidence::{
+    ExitReason, FinalizationSignal, InteractionEvent, InteractionKind, InteractionOutcome, SignalReceipt,
+};
 use crate::host::{BoxFuture, ExitStatus, Host, HostError, Interrupts, PtyProcess, TermSize};
 use crate::scenario::{Event, Scenario, SignalName, redacted_input};
 
@@ -35,7 +37,7 @@ const HEARTBEAT: Duration = Duration::from_millis(1000);
 #[derive(Debug)]
 pub(super) struct RunOutcome {
     /// `exited`, `timeout` or `idle_timeout`.
-    pub reason: &'static str,
+    pub reason: ExitReason,
     /// The exit, if observed, and when.
     pub exit: Option<(ExitStatus, Instant)>,
     /// Finalization record, when attempted.
@@ -187,12 +189,12 @@ impl<'a> Running<'a> {
         }
     }
 
-    fn event_data(&self, event: &Event) -> (String, &'static str) {
+    fn event_data(&self, event: &Event) -> (String, InteractionKind) {
         match event {
-            Event::Input { data, sensitive: true, .. } => (redacted_input(data.len()), "input"),
-            Event::Input { data, .. } => (self.input_normalizer.normalize_unbounded(data), "input"),
-            Event::Resize { columns, rows, .. } => (format!("{columns}x{rows}"), "resize"),
-            Event::Signal { signal, .. } => (signal.as_str().to_owned(), "signal"),
+            Event::Input { data, sensitive: true, .. } => (redacted_input(data.len()), InteractionKind::Input),
+            Event::Input { data, .. } => (self.input_normalizer.normalize_unbounded(data), InteractionKind::Input),
+            Event::Resize { columns, rows, .. } => (format!("{columns}x{rows}"), InteractionKind::Resize),
+            Event::Signal { signal, .. } => (signal.as_str().to_owned(), InteractionKind::Signal),
         }
     }
 
@@ -205,9 +207,9 @@ impl<'a> Running<'a> {
             sequence: 0,
             scheduled_at_ms: event.at_ms(),
             dispatched_at_ms: at,
-            kind: event.kind().to_owned(),
+            kind: event.interaction_kind(),
             data,
-            outcome: "target_exited".into(),
+            outcome: InteractionOutcome::TargetExited,
             reason: None,
         }
     }
@@ -223,7 +225,7 @@ impl<'a> Running<'a> {
         let mut next_event = 0usize;
         let mut pending_input: Option<PendingInput> = None;
         let mut pending_signal: Option<PendingSignal<'_>> = None;
-        let mut reason: Option<&'static str> = None;
+        let mut reason: Option<ExitReason> = None;
         let mut kill_sent_at: Option<Instant> = None;
         let mut plain_kill: Option<DeliveryTask<'_>> = None;
         let mut finalizing: Option<Finalizing<'_>> = None;
@@ -249,9 +251,9 @@ impl<'a> Running<'a> {
                     sequence: 0,
                     scheduled_at_ms: event.at_ms(),
                     dispatched_at_ms: ms_between(now, self.launch),
-                    kind: kind.to_owned(),
+                    kind,
                     data,
-                    outcome: "dispatched".into(),
+                    outcome: InteractionOutcome::Dispatched,
                     reason: None,
                 };
                 match event {
@@ -262,7 +264,7 @@ impl<'a> Running<'a> {
                     Event::Resize { columns, rows, .. } => {
                         let mut record = record;
                         if let Err(e) = self.process.resize(TermSize { columns: *columns, rows: *rows }) {
-                            record.outcome = "failed".into();
+                            record.outcome = InteractionOutcome::Failed;
                             record.reason = Some(e.to_string());
                         }
                         self.record_interaction(record);
@@ -285,9 +287,9 @@ impl<'a> Running<'a> {
             if reason.is_none() {
                 let idle_at = add_ms(last_output, s.idle_timeout_ms);
                 let fired = if timeout_at.is_some_and(|t| now >= t) {
-                    Some("timeout")
+                    Some(ExitReason::Timeout)
                 } else if idle_at.is_some_and(|t| now >= t) {
-                    Some("idle_timeout")
+                    Some(ExitReason::IdleTimeout)
                 } else {
                     None
                 };
@@ -391,7 +393,7 @@ impl<'a> Running<'a> {
                 // Cancellation is never delayed: SIGKILL at once, also during finalization.
                 let _ = deliver_bounded(host, run, SignalName::SIGKILL).await;
                 return RunOutcome {
-                    reason: reason.unwrap_or("exited"),
+                    reason: reason.unwrap_or(ExitReason::Exited),
                     exit,
                     finalization: None,
                     cancelled: Some(signal),
@@ -427,7 +429,7 @@ impl<'a> Running<'a> {
                 (Some(Err(e)), Some(_)) => {
                     if let Some(p) = pending_input.take() {
                         let mut event = p.event;
-                        event.outcome = "failed".into();
+                        event.outcome = InteractionOutcome::Failed;
                         event.reason = Some(format!("terminal write failed: {e}"));
                         self.record_interaction(event);
                     }
@@ -441,9 +443,9 @@ impl<'a> Running<'a> {
                     let mut event = p.event;
                     match d {
                         Delivery::Signaled => {}
-                        Delivery::Gone => event.outcome = "target_exited".into(),
+                        Delivery::Gone => event.outcome = InteractionOutcome::TargetExited,
                         other => {
-                            event.outcome = "failed".into();
+                            event.outcome = InteractionOutcome::Failed;
                             event.reason = Some(match other.reason() {
                                 Some(r) => r,
                                 None => "the launched process's identity changed; it was not signalled".into(),
@@ -457,13 +459,13 @@ impl<'a> Running<'a> {
                 if let Some(d) = wakes.term_done
                     && let Some((at, _)) = f.term.take()
                 {
-                    f.receipts.push((0, receipt("SIGTERM", at, &d)));
+                    f.receipts.push((0, receipt(FinalizationSignal::SIGTERM, at, &d)));
                 }
                 if let Some(d) = wakes.kill_done.clone()
                     && let Some((at, _)) = f.kill.take()
                 {
                     {
-                        f.receipts.push((1, receipt("SIGKILL", at, &d)));
+                        f.receipts.push((1, receipt(FinalizationSignal::SIGKILL, at, &d)));
                         if !matches!(d, Delivery::Signaled | Delivery::Gone) && exit.is_none() {
                             exit_unobserved = Some(format!("SIGKILL could not be delivered ({})", d.as_str()));
                         }
@@ -505,11 +507,11 @@ impl<'a> Running<'a> {
         if let Some(f) = finalizing.as_mut() {
             if let Some((at, t)) = f.term.take() {
                 let d = t.await;
-                f.receipts.push((0, receipt("SIGTERM", at, &d)));
+                f.receipts.push((0, receipt(FinalizationSignal::SIGTERM, at, &d)));
             }
             if let Some((at, t)) = f.kill.take() {
                 let d = t.await;
-                f.receipts.push((1, receipt("SIGKILL", at, &d)));
+                f.receipts.push((1, receipt(FinalizationSignal::SIGKILL, at, &d)));
             }
         }
         let tail = self.decoder.finish();
@@ -521,7 +523,7 @@ impl<'a> Running<'a> {
         let at = ms_between(end, self.launch);
         if let Some(p) = pending_input.take() {
             let mut e = p.event;
-            e.outcome = "target_exited".into();
+            e.outcome = InteractionOutcome::TargetExited;
             e.data = "<not-dispatched>".into();
             self.record_interaction(e);
         }
@@ -529,7 +531,7 @@ impl<'a> Running<'a> {
             let d = p.task.await;
             let mut e = p.event;
             if !matches!(d, Delivery::Signaled) {
-                e.outcome = "target_exited".into();
+                e.outcome = InteractionOutcome::TargetExited;
             }
             self.record_interaction(e);
         }
@@ -547,7 +549,13 @@ impl<'a> Running<'a> {
                 signals: f.receipts.into_iter().map(|(_, r)| r).collect(),
             }
         });
-        RunOutcome { reason: reason.unwrap_or("exited"), exit, finalization, cancelled: None, exit_unobserved }
+        RunOutcome {
+            reason: reason.unwrap_or(ExitReason::Exited),
+            exit,
+            finalization,
+            cancelled: None,
+            exit_unobserved,
+        }
     }
 }
 
@@ -558,6 +566,6 @@ fn ready<T>(poll: Poll<T>) -> Option<T> {
     }
 }
 
-fn receipt(signal: &str, sent_at_ms: u64, d: &Delivery) -> SignalReceipt {
-    SignalReceipt { signal: signal.into(), sent_at_ms, delivery: d.as_str().into(), reason: d.reason() }
+fn receipt(signal: FinalizationSignal, sent_at_ms: u64, d: &Delivery) -> SignalReceipt {
+    SignalReceipt { signal, sent_at_ms, delivery: d.record(), reason: d.reason() }
 }

@@ -253,7 +253,7 @@ fn root_of(path: &str) -> &str {
 }
 
 fn unhashed(list: &[FileState], path: &str) -> bool {
-    list.iter().any(|f| f.path == path && f.kind == "file" && f.sha256.is_none())
+    list.iter().any(|f| f.path == path && f.kind == crate::evidence::FileKind::File && f.sha256.is_none())
 }
 
 /// Whether every filesystem difference lies where observation was incomplete.

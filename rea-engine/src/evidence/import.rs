@@ -177,10 +177,8 @@ pub fn import_capture(source_name: &str, value: Value) -> Result<(Evidence, Capt
             reason: "is present; capture Evidence never carries an analysis profile".into(),
         });
     }
-    let record: CaptureRecord =
-        typed(envelope.normalized_result.clone(), "normalized_result").map_err(|(path, reason)| {
-            ImportError::Malformed { source_name: source_name.to_owned(), path, reason }
-        })?;
+    let record: CaptureRecord = typed(envelope.normalized_result.clone(), "normalized_result")
+        .map_err(|(path, reason)| ImportError::Malformed { source_name: source_name.to_owned(), path, reason })?;
     check_record(&record).map_err(|(path, reason)| malformed(&path, reason))?;
     Ok((envelope, record))
 }
@@ -242,10 +240,6 @@ fn require(ok: bool, path: &str, reason: impl FnOnce() -> String) -> Result<(), 
     if ok { Ok(()) } else { Err((path.to_owned(), reason())) }
 }
 
-fn one_of(value: &str, allowed: &[&str], path: &str) -> Result<(), Broken> {
-    require(allowed.contains(&value), path, || format!("{value:?} is not one of {}", allowed.join(", ")))
-}
-
 fn check_digest(value: &Value, recorded: &str, path: &str) -> Result<(), Broken> {
     let computed = digest(value).map_err(|e| (path.to_owned(), e.to_string()))?;
     require(computed == recorded, path, || {
@@ -294,13 +288,10 @@ pub(crate) fn check_record(r: &CaptureRecord) -> Result<(), Broken> {
         if i > 0 {
             require(f.at_ms >= r.rendered_frames[i - 1].at_ms, &format!("{p}.at_ms"), || "decreases".into())?;
         }
-        one_of(&f.active_buffer, &["normal", "alternate"], &format!("{p}.active_buffer"))?;
     }
     for (i, e) in r.interaction_events.iter().enumerate() {
         let p = format!("interaction_events[{i}]");
         require(e.sequence == i as u64, &format!("{p}.sequence"), || format!("{} is not {i}", e.sequence))?;
-        one_of(&e.kind, &["input", "resize", "signal"], &format!("{p}.type"))?;
-        one_of(&e.outcome, &["dispatched", "target_exited", "failed"], &format!("{p}.outcome"))?;
     }
     for (i, s) in r.process_samples.iter().enumerate().skip(1) {
         require(s.at_ms >= r.process_samples[i - 1].at_ms, &format!("process_samples[{i}].at_ms"), || {
@@ -309,36 +300,33 @@ pub(crate) fn check_record(r: &CaptureRecord) -> Result<(), Broken> {
     }
 
     let exit = &r.exit;
-    one_of(&exit.reason, &["exited", "timeout", "idle_timeout"], "exit.reason")?;
-    require(exit.reason == "exited" || exit.code.is_none(), "exit.code", || {
+    require(exit.reason == ExitReason::Exited || exit.code.is_none(), "exit.code", || {
         format!("must be null for a {} exit", exit.reason)
     })?;
     require(exit.signal == 0 || exit.code.is_none(), "exit.code", || "must be null when exit.signal is set".into())?;
     if let Some(fin) = &exit.finalization {
-        require(exit.reason != "exited", "exit.finalization", || "is present on an exit no deadline started".into())?;
+        require(exit.reason != ExitReason::Exited, "exit.finalization", || {
+            "is present on an exit no deadline started".into()
+        })?;
         require(fin.signals.len() <= 2, "exit.finalization.signals", || {
             "holds more than SIGTERM and one SIGKILL".into()
         })?;
         for (i, s) in fin.signals.iter().enumerate() {
             let p = format!("exit.finalization.signals[{i}]");
-            one_of(&s.signal, &[if i == 0 { "SIGTERM" } else { "SIGKILL" }], &format!("{p}.signal"))?;
-            one_of(&s.delivery, &["signaled", "gone", "identity-changed", "unverified"], &format!("{p}.delivery"))?;
+            let expected = if i == 0 { FinalizationSignal::SIGTERM } else { FinalizationSignal::SIGKILL };
+            require(s.signal == expected, &format!("{p}.signal"), || format!("{} is not {expected}", s.signal))?;
         }
     }
     let st = &r.settlement;
-    one_of(&st.state, &["quiesced", "alive_at_deadline", "unverifiable"], "settlement.state")?;
-    let outcomes: &[&str] = if st.state == "quiesced" { &["not_required"] } else { &["cleaned", "failed"] };
-    one_of(&st.cleanup_outcome, outcomes, "settlement.cleanup_outcome")?;
+    let outcomes = st.state.allowed_outcomes();
+    require(outcomes.contains(&st.cleanup_outcome), "settlement.cleanup_outcome", || {
+        let allowed: Vec<&str> = outcomes.iter().map(|o| o.as_str()).collect();
+        format!("{} is not allowed with state {}; expected {}", st.cleanup_outcome, st.state, allowed.join(" or "))
+    })?;
 
-    for (list, name) in [(&r.files_before, "files_before"), (&r.files_after, "files_after")] {
-        for (i, f) in list.iter().enumerate() {
-            one_of(&f.kind, &["file", "directory", "symlink", "other"], &format!("{name}[{i}].type"))?;
-        }
-    }
     for (i, e) in r.filesystem_effects.iter().enumerate() {
         let p = format!("filesystem_effects[{i}]");
-        one_of(&e.status, &["created", "deleted", "modified", "unchanged", "unknown"], &format!("{p}.status"))?;
-        require(e.status != "unknown" || e.reason.is_some(), &format!("{p}.reason"), || {
+        require(e.status != EffectStatus::Unknown || e.reason.is_some(), &format!("{p}.reason"), || {
             "is required for an unknown effect".into()
         })?;
     }
@@ -353,32 +341,28 @@ fn check_journal(r: &CaptureRecord) -> Result<(), Broken> {
     if r.event_journal.is_empty() {
         return Ok(());
     }
-    let sizes: HashMap<&str, usize> = [
-        ("frames", r.frames.len()),
-        ("rendered_frames", r.rendered_frames.len()),
-        ("interaction_events", r.interaction_events.len()),
-        ("lifecycle", 2),
-        ("process_samples", r.process_samples.len()),
-    ]
-    .into_iter()
-    .collect();
-    let mut seen: HashMap<(&str, u64), usize> = HashMap::new();
+    let size_of = |c: JournalCollection| match c {
+        JournalCollection::Frames => r.frames.len(),
+        JournalCollection::RenderedFrames => r.rendered_frames.len(),
+        JournalCollection::InteractionEvents => r.interaction_events.len(),
+        JournalCollection::Lifecycle => 2,
+        JournalCollection::ProcessSamples => r.process_samples.len(),
+    };
+    let mut seen: HashMap<(JournalCollection, u64), usize> = HashMap::new();
     for (i, e) in r.event_journal.iter().enumerate() {
         let p = format!("event_journal[{i}]");
         require(e.capture_order == i as u64, &format!("{p}.capture_order"), || {
             format!("{} is not {i}", e.capture_order)
         })?;
-        let Some(size) = sizes.get(e.collection.as_str()) else {
-            return Err((format!("{p}.collection"), format!("{:?} is not a journaled collection", e.collection)));
-        };
-        require((e.index as usize) < *size, &format!("{p}.index"), || {
+        let size = size_of(e.collection);
+        require((e.index as usize) < size, &format!("{p}.index"), || {
             format!("{} is outside {} ({size} entries)", e.index, e.collection)
         })?;
-        if let Some(prev) = seen.insert((e.collection.as_str(), e.index), i) {
+        if let Some(prev) = seen.insert((e.collection, e.index), i) {
             return Err((p, format!("repeats event_journal[{prev}]")));
         }
     }
-    let total: usize = sizes.values().sum();
+    let total: usize = JournalCollection::ALL.iter().map(|c| size_of(*c)).sum();
     require(seen.len() == total, "event_journal", || {
         format!("references {} observations but the record holds {total}", seen.len())
     })

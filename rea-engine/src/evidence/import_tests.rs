@@ -48,40 +48,42 @@ const CASES: &[(&str, &str, Change)] = &[
     ("normalized_result.rendered_frames[0].columns", "invalid value: integer `70000`", |v| {
         v["normalized_result"]["rendered_frames"][0]["columns"] = json!(70000);
     }),
-    ("normalized_result.rendered_frames[0].active_buffer", "\"sideways\"", |v| {
+    ("normalized_result.rendered_frames[0].active_buffer", "unknown variant `sideways`", |v| {
         v["normalized_result"]["rendered_frames"][0]["active_buffer"] = json!("sideways");
     }),
     ("normalized_result.rendered_frames[0].lines[0]", "invalid type: integer", |v| {
         v["normalized_result"]["rendered_frames"][0]["lines"][0] = json!(7);
     }),
-    ("normalized_result.interaction_events[0].type", "\"keypress\"", |v| {
+    ("normalized_result.interaction_events[0].type", "unknown variant `keypress`", |v| {
         v["normalized_result"]["interaction_events"][0]["type"] = json!("keypress");
     }),
-    ("normalized_result.interaction_events[1].outcome", "\"maybe\"", |v| {
+    ("normalized_result.interaction_events[1].outcome", "unknown variant `maybe`", |v| {
         v["normalized_result"]["interaction_events"][1]["outcome"] = json!("maybe");
     }),
-    ("normalized_result.exit.reason", "\"crashed\"", |v| v["normalized_result"]["exit"]["reason"] = json!("crashed")),
+    ("normalized_result.exit.reason", "unknown variant `crashed`", |v| {
+        v["normalized_result"]["exit"]["reason"] = json!("crashed")
+    }),
     ("normalized_result.exit.signal", "missing field", |v| remove(&mut v["normalized_result"]["exit"], "signal")),
     ("normalized_result.exit.code", "invalid type: string", |v| v["normalized_result"]["exit"]["code"] = json!("0")),
-    ("normalized_result.settlement.state", "\"asleep\"", |v| {
+    ("normalized_result.settlement.state", "unknown variant `asleep`", |v| {
         v["normalized_result"]["settlement"]["state"] = json!("asleep");
     }),
-    ("normalized_result.settlement.cleanup_outcome", "\"cleaned\"", |v| {
+    ("normalized_result.settlement.cleanup_outcome", "cleaned is not allowed with state quiesced", |v| {
         v["normalized_result"]["settlement"]["cleanup_outcome"] = json!("cleaned");
     }),
     ("normalized_result.process_samples[0].pid", "invalid type: string", |v| {
         v["normalized_result"]["process_samples"][0]["pid"] = json!("1");
     }),
-    ("normalized_result.event_journal[0].collection", "\"elsewhere\"", |v| {
+    ("normalized_result.event_journal[0].collection", "unknown variant `elsewhere`", |v| {
         v["normalized_result"]["event_journal"][0]["collection"] = json!("elsewhere");
     }),
-    ("normalized_result.files_before[0].type", "\"socketish\"", |v| {
+    ("normalized_result.files_before[0].type", "unknown variant `socketish`", |v| {
         v["normalized_result"]["files_before"][0]["type"] = json!("socketish");
     }),
     ("normalized_result.files_after[0].sha256", "invalid type: boolean", |v| {
         v["normalized_result"]["files_after"][0]["sha256"] = json!(false);
     }),
-    ("normalized_result.filesystem_effects[0].status", "\"vanished\"", |v| {
+    ("normalized_result.filesystem_effects[0].status", "unknown variant `vanished`", |v| {
         v["normalized_result"]["filesystem_effects"][0]["status"] = json!("vanished");
     }),
     ("normalized_result.truncation_details.raw_terminal.budget_bytes", "missing field", |v| {
@@ -140,7 +142,8 @@ fn every_malformed_capture_names_its_json_path_and_none_imports() {
             Ok(_) => failures.push(format!("case {i} ({path}) imported")),
             Err(e) => {
                 let message = e.to_string();
-                let named = matches!(&e, ImportError::Malformed { path: p, reason, .. } if p == path && reason.contains(rule));
+                let named =
+                    matches!(&e, ImportError::Malformed { path: p, reason, .. } if p == path && reason.contains(rule));
                 if !named || !message.contains(&format!("capture.json: {path}: ")) || e.code() != "evidence_malformed" {
                     failures.push(format!("case {i}: expected `{path}: …{rule}…`, got {e:?}"));
                 }

@@ -7,6 +7,7 @@
 mod canonical;
 mod import;
 mod record;
+mod vocabulary;
 
 #[cfg(test)]
 mod identity_tests;

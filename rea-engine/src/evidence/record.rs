@@ -9,6 +9,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+pub use super::vocabulary::*;
+
 /// `schema_version` of the capture record this build writes and reads.
 pub const CAPTURE_SCHEMA_VERSION: u32 = 5;
 
@@ -118,7 +120,7 @@ pub struct RenderedFrame {
     /// Cursor row.
     pub cursor_y: u16,
     /// `normal` or `alternate`.
-    pub active_buffer: String,
+    pub active_buffer: ActiveBuffer,
     /// Visible rows after normalization, trailing U+0020 removed.
     pub lines: Vec<String>,
     /// The emulator's state dump after normalization.
@@ -137,11 +139,11 @@ pub struct InteractionEvent {
     pub dispatched_at_ms: u64,
     /// `input`, `resize` or `signal`.
     #[serde(rename = "type")]
-    pub kind: String,
+    pub kind: InteractionKind,
     /// Input text (or its redaction), `<cols>x<rows>`, or the signal name.
     pub data: String,
     /// `dispatched`, `target_exited` or `failed`.
-    pub outcome: String,
+    pub outcome: InteractionOutcome,
     /// Why a `failed` dispatch failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
@@ -156,7 +158,7 @@ pub struct Exit {
     /// Terminating signal number, 0 when none.
     pub signal: i64,
     /// `exited`, `timeout` or `idle_timeout`: what started the end.
-    pub reason: String,
+    pub reason: ExitReason,
     /// Present only when a finalization interval was attempted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub finalization: Option<Finalization>,
@@ -181,11 +183,11 @@ pub struct Finalization {
 #[serde(deny_unknown_fields)]
 pub struct SignalReceipt {
     /// `SIGTERM` or `SIGKILL`.
-    pub signal: String,
+    pub signal: FinalizationSignal,
     /// Monotonic milliseconds from the start of finalization.
     pub sent_at_ms: u64,
     /// `signaled`, `gone`, `identity-changed` or `unverified`.
-    pub delivery: String,
+    pub delivery: SignalDelivery,
     /// Why an attempt is `unverified`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
@@ -196,11 +198,11 @@ pub struct SignalReceipt {
 #[serde(deny_unknown_fields)]
 pub struct Settlement {
     /// `quiesced`, `alive_at_deadline` or `unverifiable`.
-    pub state: String,
+    pub state: SettlementState,
     /// Raw milliseconds spent observing.
     pub elapsed_ms: u64,
     /// `not_required` (with `quiesced`), `cleaned` or `failed`.
-    pub cleanup_outcome: String,
+    pub cleanup_outcome: CleanupOutcome,
 }
 
 /// One sampled process row (identifiers normalized to ordinals).
@@ -228,7 +230,7 @@ pub struct JournalEntry {
     /// Position in the journal, from 0.
     pub capture_order: u64,
     /// `frames`, `rendered_frames`, `interaction_events`, `lifecycle` or `process_samples`.
-    pub collection: String,
+    pub collection: JournalCollection,
     /// Index in that collection (`lifecycle`: 0 exit, 1 settlement).
     pub index: u64,
 }
@@ -245,7 +247,7 @@ pub struct FileState {
     pub size: u64,
     /// `file`, `directory`, `symlink` or `other`.
     #[serde(rename = "type")]
-    pub kind: String,
+    pub kind: FileKind,
     /// Whole-file SHA-256, or null when not hashed (see `truncation_details`).
     pub sha256: Option<String>,
     /// A symlink's target text; null otherwise.
@@ -259,7 +261,7 @@ pub struct FileEffect {
     /// Root-aliased path.
     pub path: String,
     /// `created`, `deleted`, `modified`, `unchanged` or `unknown`.
-    pub status: String,
+    pub status: EffectStatus,
     /// State before (null: absent, or unobserved for `unknown`).
     pub before: Option<FileState>,
     /// State after (null: absent, or unobserved for `unknown`).

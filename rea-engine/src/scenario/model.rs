@@ -35,7 +35,7 @@ pub const MAX_REPLACEMENT_CHARS: usize = 100;
 /// Maximum UTF-8 bytes of one input event's `data`.
 pub const MAX_INPUT_DATA_BYTES: usize = 4096;
 /// Maximum UTF-8 bytes of all input events' `data` together.
-pub const MAX_TOTAL_INPUT_BYTES: usize = 65_536;
+pub const MAX_TOTAL_INPUT_BYTES: usize = 262_144;
 /// Shortest sensitive input, without its trailing line terminator, that can
 /// be redacted from terminal text without hiding unrelated text (an input
 /// that is only a line terminator has nothing to redact and is allowed).
@@ -169,7 +169,7 @@ pub enum Event {
         /// Milliseconds after launch.
         #[schemars(range(max = 9_007_199_254_740_991u64))]
         at_ms: u64,
-        /// The text to write, at most 4096 UTF-8 bytes (65536 across all
+        /// The text to write, at most 4096 UTF-8 bytes (262144 across all
         /// input events).
         #[schemars(length(max = 4096))]
         data: String,
@@ -211,10 +211,16 @@ impl Event {
 
     /// The event's `type` tag.
     pub fn kind(&self) -> &'static str {
+        self.interaction_kind().as_str()
+    }
+
+    /// The kind of interaction it records.
+    pub fn interaction_kind(&self) -> crate::evidence::InteractionKind {
+        use crate::evidence::InteractionKind;
         match self {
-            Event::Input { .. } => "input",
-            Event::Resize { .. } => "resize",
-            Event::Signal { .. } => "signal",
+            Event::Input { .. } => InteractionKind::Input,
+            Event::Resize { .. } => InteractionKind::Resize,
+            Event::Signal { .. } => InteractionKind::Signal,
         }
     }
 }

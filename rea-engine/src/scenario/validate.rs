@@ -598,17 +598,28 @@ mod bound_tests {
     #[test]
     fn input_bounds_count_utf8_bytes_and_a_bare_line_terminator_may_be_sensitive() {
         let at_bound = "é".repeat(MAX_INPUT_DATA_BYTES / 2);
-        assert!(validate(json!({"executable": "sh", "events": [{"type": "input", "at_ms": 0, "data": at_bound}]})).is_ok());
+        assert!(
+            validate(json!({"executable": "sh", "events": [{"type": "input", "at_ms": 0, "data": at_bound}]})).is_ok()
+        );
         let over = format!("{at_bound}x");
         let issues =
             validate(json!({"executable": "sh", "events": [{"type": "input", "at_ms": 0, "data": over}]})).unwrap_err();
         assert_eq!(issues[0].path, "events[0].data");
         for data in ["\r", "\r\n", "", "abcd\n"] {
-            let scenario = json!({"executable": "sh", "events": [{"type": "input", "at_ms": 0, "data": data, "sensitive": true}]});
+            let scenario =
+                json!({"executable": "sh", "events": [{"type": "input", "at_ms": 0, "data": data, "sensitive": true}]});
             assert!(validate(scenario).is_ok(), "{data:?}");
         }
-        let issues = validate(json!({"executable": "sh", "events": [{"type": "input", "at_ms": 0, "data": "abc\n", "sensitive": true}]}))
-            .unwrap_err();
+        let issues = validate(
+            json!({"executable": "sh", "events": [{"type": "input", "at_ms": 0, "data": "abc\n", "sensitive": true}]}),
+        )
+        .unwrap_err();
         assert!(issues[0].rule.contains("this one has 3"), "{}", issues[0].rule);
+        let events: Vec<_> = (0..=MAX_TOTAL_INPUT_BYTES / MAX_INPUT_DATA_BYTES)
+            .map(|i| json!({"type": "input", "at_ms": i, "data": "b".repeat(MAX_INPUT_DATA_BYTES)}))
+            .collect();
+        let issues = validate(json!({"executable": "sh", "events": events})).unwrap_err();
+        assert_eq!((issues.len(), issues[0].path.as_str()), (1, "events"));
+        assert!(issues[0].rule.contains("hold 266240 bytes of data together; at most 262144"), "{}", issues[0].rule);
     }
 }
