@@ -47,7 +47,7 @@ pub(crate) fn run(args: CaptureProcessArgs) -> Outcome {
         Err(e) => return failure(&e),
     };
     match capture(&host, request, Arc::new(StderrProgress)) {
-        Ok(evidence) => Outcome { document: serde_json::to_value(evidence).unwrap_or_default(), success: true },
+        Ok(evidence) => Outcome { document: evidence.into_value(), success: true },
         Err(mut e) => {
             // A failed cleanup is retried once before the error is printed.
             e.retry_cleanup(&host);

@@ -16,7 +16,7 @@ use crate::evidence::{
     CAPTURE_SCHEMA_VERSION, CaptureRecord, Cleanup, CleanupOutcome, Evidence, Exit, ExitReason, Finalization,
     JournalCollection, JournalEntry, Manifest, PROVIDER_VERSION, ProcessSample, ProcessTruncation,
     RenderedTerminalTruncation, ResidualUnknown, Settlement, SettlementState, TruncationDetails, UnverifiedProcess,
-    architecture_name, capture_evidence, digest, now_iso8601, platform_name,
+    architecture_name, digest, now_iso8601, platform_name, seal_capture,
 };
 use crate::fs::Snapshot;
 use crate::host::ExitStatus;
@@ -309,6 +309,6 @@ impl Assembly<'_> {
             "filesystem_observation_path_count": scenario.filesystem_observation_paths.len(),
             "normalization": record.normalization,
         });
-        capture_evidence(&record, parameters)
+        seal_capture(record, parameters)
     }
 }

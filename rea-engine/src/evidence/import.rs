@@ -195,8 +195,9 @@ pub(super) fn projection_id(value: &mut Value) -> Result<String, serde_json::Err
     if let Some(Value::Object(s)) = map.get_mut("subject") {
         s.retain(|k, _| matches!(k.as_str(), "digest" | "format" | "architecture"));
     }
-    let computed = digest(value).map(|d| format!("ev_{d}"));
     let Value::Object(map) = value else { unreachable!("checked above") };
+    let members: Vec<(&str, &Value)> = map.iter().map(|(k, v)| (k.as_str(), v)).collect();
+    let computed = digest_members(&members).map(|d| format!("ev_{d}"));
     if let Some(subject) = subject {
         map.insert("subject".into(), subject);
     }

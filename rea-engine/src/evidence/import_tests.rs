@@ -163,3 +163,17 @@ fn an_unsealed_change_of_a_present_key_is_an_identity_mismatch() {
     let err = import_capture("capture.json", value).expect_err("refused");
     assert!(matches!(err, ImportError::IdentityMismatch { .. }), "{err:?}");
 }
+
+#[test]
+fn a_record_moved_into_a_value_equals_its_serialization() {
+    let dir = tempfile::tempdir().expect("create a temporary directory");
+    let evidence = testing::capture_of(dir.path(), json!({"executable": "sh", "arguments": ["-c", "true"]}));
+    let (_, record) = import_capture("capture.json", serde_json::to_value(&evidence).unwrap()).expect("imports");
+    assert!(!record.frames.is_empty() && !record.rendered_frames.is_empty());
+    assert!(record.frames.iter().any(|f| f.raw_data.is_none()));
+    let serialized = serde_json::to_value(&record).unwrap();
+    let mut with_raw = record.clone();
+    with_raw.frames[0].raw_data = Some("original".into());
+    assert_eq!(record.into_value().unwrap(), serialized);
+    assert_eq!(with_raw.clone().into_value().unwrap(), serde_json::to_value(&with_raw).unwrap());
+}

@@ -56,6 +56,50 @@ pub struct CaptureRecord {
     pub cleanup: Cleanup,
 }
 
+impl CaptureRecord {
+    /// The record as a JSON value, equal to `serde_json::to_value(&record)`;
+    /// the frames' text moves into the value instead of being copied.
+    pub fn into_value(mut self) -> Result<Value, serde_json::Error> {
+        let frames = std::mem::take(&mut self.frames);
+        let rendered = std::mem::take(&mut self.rendered_frames);
+        let mut value = serde_json::to_value(&self)?;
+        if let Value::Object(map) = &mut value {
+            map.insert("frames".into(), Value::Array(frames.into_iter().map(Frame::into_value).collect()));
+            let rendered: Result<Vec<Value>, _> = rendered.into_iter().map(RenderedFrame::into_value).collect();
+            map.insert("rendered_frames".into(), Value::Array(rendered?));
+        }
+        Ok(value)
+    }
+}
+
+impl Frame {
+    /// The frame as a JSON value, moving its text.
+    pub fn into_value(self) -> Value {
+        let mut map = serde_json::Map::new();
+        map.insert("sequence".into(), self.sequence.into());
+        map.insert("at_ms".into(), self.at_ms.into());
+        map.insert("data".into(), Value::String(self.data));
+        if let Some(raw) = self.raw_data {
+            map.insert("raw_data".into(), Value::String(raw));
+        }
+        Value::Object(map)
+    }
+}
+
+impl RenderedFrame {
+    /// The rendered frame as a JSON value, moving its text.
+    pub fn into_value(mut self) -> Result<Value, serde_json::Error> {
+        let lines = std::mem::take(&mut self.lines);
+        let state = std::mem::take(&mut self.serialized_state);
+        let mut value = serde_json::to_value(&self)?;
+        if let Value::Object(map) = &mut value {
+            map.insert("lines".into(), Value::Array(lines.into_iter().map(Value::String).collect()));
+            map.insert("serialized_state".into(), Value::String(state));
+        }
+        Ok(value)
+    }
+}
+
 /// Provenance and commitments.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
