@@ -61,7 +61,7 @@ const CASES: &[(&str, &str, Change)] = &[
         v["normalized_result"]["interaction_events"][1]["outcome"] = json!("maybe");
     }),
     ("normalized_result.exit.reason", "unknown variant `crashed`", |v| {
-        v["normalized_result"]["exit"]["reason"] = json!("crashed")
+        v["normalized_result"]["exit"]["reason"] = json!("crashed");
     }),
     ("normalized_result.exit.signal", "missing field", |v| remove(&mut v["normalized_result"]["exit"], "signal")),
     ("normalized_result.exit.code", "invalid type: string", |v| v["normalized_result"]["exit"]["code"] = json!("0")),
@@ -176,4 +176,29 @@ fn a_record_moved_into_a_value_equals_its_serialization() {
     with_raw.frames[0].raw_data = Some("original".into());
     assert_eq!(record.into_value().unwrap(), serialized);
     assert_eq!(with_raw.clone().into_value().unwrap(), serde_json::to_value(&with_raw).unwrap());
+}
+
+/// The scenario's share of a capture at the input bounds: every input byte
+/// a control character (six bytes once escaped in JSON), stored three times
+/// (scenario commitment, comparison contract, interaction log), with the
+/// most events a scenario may hold. The capture stays far below the 64 MiB
+/// any capture must fit to be read back, and imports.
+#[test]
+fn a_capture_at_the_input_bounds_is_small_and_imports() {
+    use crate::scenario::{MAX_EVENTS, MAX_INPUT_DATA_BYTES, MAX_TOTAL_INPUT_BYTES};
+    let inputs = MAX_TOTAL_INPUT_BYTES / MAX_INPUT_DATA_BYTES;
+    let mut events: Vec<Value> = (0..inputs)
+        .map(|i| json!({"type": "input", "at_ms": i, "data": "\u{1}".repeat(MAX_INPUT_DATA_BYTES)}))
+        .collect();
+    events.extend((inputs..MAX_EVENTS).map(|i| json!({"type": "resize", "at_ms": i, "columns": 100, "rows": 30})));
+    let dir = tempfile::tempdir().expect("create a temporary directory");
+    let scenario = json!({"executable": "sh", "arguments": ["-c", "true"], "events": events, "timeout_ms": 60000});
+    crate::scenario::parse_scenario(scenario.clone()).expect("the scenario is at, not over, the bounds");
+    let evidence = testing::capture_of(dir.path(), scenario);
+    let text = serde_json::to_string_pretty(&evidence).expect("serialize");
+    let input_share = 3 * 6 * MAX_TOTAL_INPUT_BYTES;
+    assert!(text.len() > input_share, "the inputs are all in the capture ({} bytes)", text.len());
+    assert!(text.len() < 8 * 1024 * 1024, "the scenario's share is {} bytes", text.len());
+    let value = crate::input::parse_json_str(&text).expect("the capture parses as an input document");
+    import_capture("capture.json", value).expect("the capture imports");
 }

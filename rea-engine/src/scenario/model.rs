@@ -41,7 +41,7 @@ pub const MAX_TOTAL_INPUT_BYTES: usize = 262_144;
 /// that is only a line terminator has nothing to redact and is allowed).
 pub const MIN_SENSITIVE_INPUT_BYTES: usize = 4;
 /// Maximum size of the whole scenario document, as compact JSON.
-pub const MAX_SCENARIO_BYTES: usize = 1024 * 1024;
+pub const MAX_SCENARIO_BYTES: usize = 4 * 1024 * 1024;
 /// The environment variable that carries the run token. Scenarios may not set it.
 pub const RUN_TOKEN_VARIABLE: &str = "REA_PROCESS_RUN_ID";
 /// Schema pattern of strings handed to the operating system, which cannot

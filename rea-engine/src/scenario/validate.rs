@@ -592,7 +592,7 @@ mod bound_tests {
         let issues = validate(json!({"executable": "sh", "arguments": [big]})).unwrap_err();
         assert_eq!(issues.len(), 1);
         assert_eq!(issues[0].path, "");
-        assert!(issues[0].rule.contains("at most 1048576 are allowed"), "{}", issues[0].rule);
+        assert!(issues[0].rule.contains("at most 4194304 are allowed"), "{}", issues[0].rule);
     }
 
     #[test]
