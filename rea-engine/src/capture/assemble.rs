@@ -18,6 +18,7 @@ use crate::evidence::{
     RenderedTerminalTruncation, ResidualUnknown, Settlement, SettlementState, TruncationDetails, UnverifiedProcess,
     architecture_name, digest, now_iso8601, platform_name, seal_capture,
 };
+use crate::evidence::{OwnedGroupOutcome, ProcessCoverage, RendererOutcome, ResidualScope, TemporaryRootOutcome};
 use crate::fs::Snapshot;
 use crate::host::ExitStatus;
 use crate::scenario::{comparison_contract, normalization_projection, scenario_commitment};
@@ -220,7 +221,7 @@ impl Assembly<'_> {
             filesystem_after: self.after.truncation,
             process: ProcessTruncation {
                 truncated: sampling_partial,
-                coverage: "sampled".into(),
+                coverage: ProcessCoverage::Sampled,
                 sample_limit: scenario.limits.processes,
                 samples: process_samples.len() as u64,
                 limit_reached: self.sampled.limit_reached,
@@ -243,27 +244,27 @@ impl Assembly<'_> {
         }
 
         let mut residual_unknowns = vec![
-            ResidualUnknown { scope: "process".into(), reason: LIMIT_SAMPLED.into() },
+            ResidualUnknown { scope: ResidualScope::Process, reason: LIMIT_SAMPLED.into() },
             ResidualUnknown {
-                scope: "network".into(),
+                scope: ResidualScope::Network,
                 reason: "External network isolation is not enforced by this adapter.".into(),
             },
         ];
         if !selected {
             residual_unknowns.push(ResidualUnknown {
-                scope: "filesystem".into(),
+                scope: ResidualScope::Filesystem,
                 reason: "No filesystem observation paths were selected, so filesystem effects are unknown.".into(),
             });
         }
         if let Some(why) = &outcome.exit_unobserved {
             residual_unknowns.push(ResidualUnknown {
-                scope: "exit".into(),
+                scope: ResidualScope::Exit,
                 reason: format!("The launched process's exit was not observed: {why}."),
             });
         }
         for (pid, reason) in &self.cleanup.unverified_processes {
             residual_unknowns.push(ResidualUnknown {
-                scope: "process".into(),
+                scope: ResidualScope::Process,
                 reason: format!("Process {pid} was left untouched because its ownership could not be read: {reason}."),
             });
         }
@@ -287,9 +288,13 @@ impl Assembly<'_> {
             limitations,
             residual_unknowns,
             cleanup: Cleanup {
-                owned_process_group: "verified".into(),
-                terminal_renderer: "not_required".into(),
-                temporary_root: if self.temporary_root_removed { "removed" } else { "remove_failed" }.into(),
+                owned_process_group: OwnedGroupOutcome::Verified,
+                terminal_renderer: RendererOutcome::NotRequired,
+                temporary_root: if self.temporary_root_removed {
+                    TemporaryRootOutcome::Removed
+                } else {
+                    TemporaryRootOutcome::RemoveFailed
+                },
                 signal_mechanism: self.signal_mechanism.into(),
                 unverified_processes: self
                     .cleanup

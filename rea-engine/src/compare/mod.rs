@@ -207,7 +207,7 @@ fn observations(r: &CaptureRecord, dimension: &str) -> Vec<Value> {
 }
 
 fn residual_reasons(r: &CaptureRecord, scope: &str) -> Vec<String> {
-    r.residual_unknowns.iter().filter(|u| u.scope == scope).map(|u| u.reason.clone()).collect()
+    r.residual_unknowns.iter().filter(|u| u.scope.as_str() == scope).map(|u| u.reason.clone()).collect()
 }
 
 fn truncation_reasons(r: &CaptureRecord, side: &str, dimension: &str) -> Vec<String> {

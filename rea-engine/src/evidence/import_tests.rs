@@ -95,6 +95,15 @@ const CASES: &[(&str, &str, Change)] = &[
     ("normalized_result.residual_unknowns[0].reason", "missing field", |v| {
         v["normalized_result"]["residual_unknowns"] = json!([{"scope": "process"}]);
     }),
+    ("normalized_result.residual_unknowns[0].scope", "unknown variant `moon`", |v| {
+        v["normalized_result"]["residual_unknowns"] = json!([{"scope": "moon", "reason": "x"}]);
+    }),
+    ("normalized_result.cleanup.temporary_root", "unknown variant `kept`", |v| {
+        v["normalized_result"]["cleanup"]["temporary_root"] = json!("kept");
+    }),
+    ("normalized_result.truncation_details.process.coverage", "unknown variant `traced`", |v| {
+        v["normalized_result"]["truncation_details"]["process"]["coverage"] = json!("traced");
+    }),
     ("normalized_result.cleanup.unverified_processes", "invalid type: null", |v| {
         v["normalized_result"]["cleanup"]["unverified_processes"] = Value::Null;
     }),

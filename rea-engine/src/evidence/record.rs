@@ -320,7 +320,7 @@ pub struct FileEffect {
 #[serde(deny_unknown_fields)]
 pub struct ResidualUnknown {
     /// `terminal`, `interaction`, `exit`, `process`, `filesystem`, `cleanup` or `network`.
-    pub scope: String,
+    pub scope: ResidualScope,
     /// Why.
     pub reason: String,
 }
@@ -330,11 +330,12 @@ pub struct ResidualUnknown {
 #[serde(deny_unknown_fields)]
 pub struct Cleanup {
     /// `verified` when no owned process remained after cleanup.
-    pub owned_process_group: String,
-    /// `released` when the terminal renderer was shut down.
-    pub terminal_renderer: String,
-    /// `removed` when the private temporary root was deleted.
-    pub temporary_root: String,
+    pub owned_process_group: OwnedGroupOutcome,
+    /// `released` when the terminal renderer was shut down; `not_required`
+    /// when this build renders nothing.
+    pub terminal_renderer: RendererOutcome,
+    /// `removed` when the private temporary root was deleted, else `remove_failed`.
+    pub temporary_root: TemporaryRootOutcome,
     /// How signals reached verified processes: `pidfd` or `checked-kill`.
     pub signal_mechanism: String,
     /// Unrelated processes whose ownership token the host withheld; untouched.
@@ -525,7 +526,7 @@ pub struct ProcessTruncation {
     /// Whether sampling ended partially.
     pub truncated: bool,
     /// Always `sampled`.
-    pub coverage: String,
+    pub coverage: ProcessCoverage,
     /// `limits.processes`.
     pub sample_limit: u64,
     /// Samples recorded.

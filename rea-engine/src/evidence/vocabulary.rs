@@ -211,6 +211,62 @@ vocabulary! {
     }
 }
 
+vocabulary! {
+    /// A dimension not fully observed (`residual_unknowns[].scope`).
+    ResidualScope {
+        /// Terminal output.
+        Terminal = "terminal",
+        /// Scheduled interactions.
+        Interaction = "interaction",
+        /// The launched process's exit.
+        Exit = "exit",
+        /// The process tree.
+        Process = "process",
+        /// The observed files.
+        Filesystem = "filesystem",
+        /// Owned-resource cleanup.
+        Cleanup = "cleanup",
+        /// Network access.
+        Network = "network",
+    }
+}
+
+vocabulary! {
+    /// How process observation covered the run (`truncation_details.process.coverage`).
+    ProcessCoverage {
+        /// Periodic samples of the process table.
+        Sampled = "sampled",
+    }
+}
+
+vocabulary! {
+    /// What cleanup proved about the owned processes (`cleanup.owned_process_group`).
+    OwnedGroupOutcome {
+        /// No owned process remained after cleanup.
+        Verified = "verified",
+    }
+}
+
+vocabulary! {
+    /// The terminal renderer after the run (`cleanup.terminal_renderer`).
+    RendererOutcome {
+        /// This build renders no terminal states.
+        NotRequired = "not_required",
+        /// The renderer was shut down.
+        Released = "released",
+    }
+}
+
+vocabulary! {
+    /// The private temporary root after the run (`cleanup.temporary_root`).
+    TemporaryRootOutcome {
+        /// Deleted.
+        Removed = "removed",
+        /// Deleting it failed.
+        RemoveFailed = "remove_failed",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -23,6 +23,7 @@ use crate::evidence::{
     ResidualUnknown, RootCoverage, Settlement, SettlementState, TruncationDetails, architecture_name, capture_evidence,
     digest, platform_name,
 };
+use crate::evidence::{OwnedGroupOutcome, ProcessCoverage, RendererOutcome, ResidualScope, TemporaryRootOutcome};
 use crate::scenario::{
     Event, ResolvedScenario, Resolver, comparison_contract, normalization_projection, parse_scenario, redacted_input,
     scenario_commitment,
@@ -141,7 +142,7 @@ pub fn capture_record(r: &ResolvedScenario) -> CaptureRecord {
     let roots: Vec<FileState> = (0..r.observation_paths.len()).map(|i| directory(format!("root_{i}:."))).collect();
     let (files_before, files_after, filesystem_effects, residual_unknowns, limitations) = if roots.is_empty() {
         let reason = "No filesystem observation paths were selected, so filesystem effects are unknown.";
-        let unknown = ResidualUnknown { scope: "filesystem".into(), reason: reason.into() };
+        let unknown = ResidualUnknown { scope: ResidualScope::Filesystem, reason: reason.into() };
         (Vec::new(), Vec::new(), Vec::new(), vec![unknown], vec![reason.to_owned()])
     } else {
         let report = FileState {
@@ -214,7 +215,7 @@ pub fn capture_record(r: &ResolvedScenario) -> CaptureRecord {
         filesystem_after: filesystem_truncation(r, files_after.len(), hashed(&files_after)),
         process: ProcessTruncation {
             truncated: false,
-            coverage: "sampled".into(),
+            coverage: ProcessCoverage::Sampled,
             sample_limit: s.limits.processes,
             samples: 1,
             limit_reached: false,
@@ -263,9 +264,9 @@ pub fn capture_record(r: &ResolvedScenario) -> CaptureRecord {
         limitations,
         residual_unknowns,
         cleanup: Cleanup {
-            owned_process_group: "verified".into(),
-            terminal_renderer: "released".into(),
-            temporary_root: "removed".into(),
+            owned_process_group: OwnedGroupOutcome::Verified,
+            terminal_renderer: RendererOutcome::Released,
+            temporary_root: TemporaryRootOutcome::Removed,
             signal_mechanism: "pidfd".into(),
             unverified_processes: Vec::new(),
         },

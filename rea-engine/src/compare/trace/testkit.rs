@@ -215,7 +215,9 @@ impl RecordBuilder {
 
     /// A residual unknown.
     pub(in crate::compare) fn residual(mut self, scope: &str, reason: &str) -> Self {
-        self.record.residual_unknowns.push(ResidualUnknown { scope: scope.into(), reason: reason.into() });
+        self.record
+            .residual_unknowns
+            .push(ResidualUnknown { scope: scope.parse().expect("a residual scope"), reason: reason.into() });
         self
     }
 
