@@ -87,10 +87,14 @@ fn a_secret_printed_twice_in_split_chunks_is_redacted_everywhere_rea_writes() {
     let script = "stty -echo; read pw; stty echo; a=$(printf %s \"$pw\" | cut -c1-6); b=$(printf %s \"$pw\" | cut -c7-); \
                   for i in 1 2; do printf '[%s' \"$a\"; sleep 0.3; printf '%s]\\n' \"$b\"; sleep 0.3; done";
     let c = sensitive_capture(script);
-    assert_eq!(assert_secret_absent(&c), 2);
+    let count = assert_secret_absent(&c);
     let record = &c.document["normalized_result"];
     let text = frames_text(record);
     assert_eq!(text.matches(&format!("[{}]", marker())).count(), 2, "{text}");
+    // Two printed copies; a third only if the input arrived before the
+    // script's `stty -echo` (a very loaded machine) and the terminal echoed it.
+    assert_eq!(count, text.matches(&marker()).count() as u64, "{text}");
+    assert!(count == 2 || count == 3, "{count} redactions: {text}");
     // No frame holds any fragment that only the split could leave behind.
     assert!(!text.contains(&SECRET[..6]) && !text.contains(&SECRET[6..]), "{text}");
 
@@ -113,10 +117,17 @@ fn a_secret_printed_twice_in_split_chunks_is_redacted_everywhere_rea_writes() {
 }
 
 #[test]
-fn a_secret_never_echoed_is_counted_as_zero_redactions() {
+fn a_secret_never_echoed_is_counted_as_no_redaction() {
     let c = sensitive_capture("stty -echo; printf 'Password: '; read pw; stty echo; echo; echo \"len=${#pw}\"");
-    assert_eq!(assert_secret_absent(&c), 0);
+    let count = assert_secret_absent(&c);
     let text = frames_text(&c.document["normalized_result"]);
-    assert!(!text.contains("<redacted-input:"), "{text}");
+    // The input arrives after `stty -echo` has run (1.5 s is ample unless
+    // the machine is very loaded; then the terminal echoed it once, and the
+    // count says so).
+    assert_eq!(count, text.matches(&marker()).count() as u64, "{text}");
+    assert!(count <= 1, "{count} redactions: {text}");
+    if count == 0 {
+        assert!(text.starts_with("Password: \r\n") || text.starts_with("Password: \n"), "{text}");
+    }
     assert!(text.contains(&format!("len={}", SECRET.len())), "{text}");
 }
