@@ -10,6 +10,7 @@ mod assemble;
 pub mod normalize;
 mod owned;
 pub mod progress;
+pub mod render;
 mod run;
 mod sampler;
 pub mod terminal;
@@ -258,19 +259,25 @@ pub fn child_environment(
 struct FinalStates {
     disposition: &'static str,
     owned_process_group: &'static str,
+    terminal_renderer: &'static str,
     temporary_root: &'static str,
 }
 
 impl FinalStates {
     /// States of a run that ended before anything was launched.
     fn before_launch(disposition: &'static str) -> FinalStates {
-        FinalStates { disposition, owned_process_group: "not_started", temporary_root: "not_created" }
+        FinalStates {
+            disposition,
+            owned_process_group: "not_started",
+            terminal_renderer: "not_started",
+            temporary_root: "not_created",
+        }
     }
 
     fn text(&self) -> String {
         format!(
-            "disposition={} owned_process_group={} terminal_renderer=not_required temporary_root={}",
-            self.disposition, self.owned_process_group, self.temporary_root
+            "disposition={} owned_process_group={} terminal_renderer={} temporary_root={}",
+            self.disposition, self.owned_process_group, self.terminal_renderer, self.temporary_root
         )
     }
 }
@@ -374,6 +381,7 @@ async fn cancelled(
     mut progress: ProgressReporter,
     counts: Counts,
     signal: &'static str,
+    terminal_renderer: &'static str,
 ) -> CaptureError {
     progress.update(Phase::Cleanup, counts);
     let report = run_cleanup(host, run, groups).await;
@@ -382,6 +390,7 @@ async fn cancelled(
     let states = FinalStates {
         disposition: "cancelled",
         owned_process_group: if report.verified { "cleaned" } else { "failed" },
+        terminal_renderer,
         temporary_root: if removed { "cleaned" } else { "failed" },
     };
     progress.finish(counts, &states.text());
@@ -439,7 +448,12 @@ pub async fn capture_async(
             finish(
                 progress,
                 Counts::default(),
-                FinalStates { disposition: "failed", owned_process_group: "not_started", temporary_root: "failed" },
+                FinalStates {
+                    disposition: "failed",
+                    owned_process_group: "not_started",
+                    terminal_renderer: "not_started",
+                    temporary_root: "failed",
+                },
             );
             return Err(CaptureError::TemporaryRoot(e));
         }
@@ -464,6 +478,7 @@ pub async fn capture_async(
                 FinalStates {
                     disposition: "failed",
                     owned_process_group: "not_started",
+                    terminal_renderer: "not_started",
                     temporary_root: if removed { "cleaned" } else { "failed" },
                 },
             );
@@ -501,7 +516,17 @@ pub async fn capture_async(
         limits.output_bytes,
         limits.frames,
         scenario.normalization.time_bucket_ms,
-    );
+    )
+    .with_renderer(render::Renderer::start(
+        render::RenderSettings {
+            columns: scenario.terminal.columns,
+            rows: scenario.terminal.rows,
+            scrollback: scenario.terminal.scrollback,
+            budget_bytes: limits.output_bytes,
+            frame_limit: limits.frames,
+        },
+        normalizer.clone(),
+    ));
     let mut running = Running {
         host,
         scenario,
@@ -523,7 +548,8 @@ pub async fn capture_async(
         interrupts_open: true,
     };
     let outcome = running.run().await;
-    let Running { decoder, recorder, interactions, journal, .. } = running;
+    let Running { decoder, mut recorder, interactions, journal, .. } = running;
+    let terminal_renderer = recorder.stop_renderer().map_or("not_started", render::RendererState::as_str);
     let counts = Counts {
         frames: recorder.frame_count() as u64,
         samples: sampler.count(),
@@ -532,7 +558,7 @@ pub async fn capture_async(
 
     if let Some(signal) = outcome.cancelled {
         let groups = sampler.stop().groups;
-        return Err(cancelled(host, &run, &groups, process, temp, progress, counts, signal).await);
+        return Err(cancelled(host, &run, &groups, process, temp, progress, counts, signal, terminal_renderer).await);
     }
 
     progress.update(Phase::Settling, counts);
@@ -543,7 +569,18 @@ pub async fn capture_async(
     let (settle_state, settle_elapsed) = match settled {
         Ok(s) => s,
         Err(signal) => {
-            return Err(cancelled(host, &run, &sampled.groups, process, temp, progress, counts, signal).await);
+            return Err(cancelled(
+                host,
+                &run,
+                &sampled.groups,
+                process,
+                temp,
+                progress,
+                counts,
+                signal,
+                terminal_renderer,
+            )
+            .await);
         }
     };
 
@@ -557,6 +594,7 @@ pub async fn capture_async(
     let states = FinalStates {
         disposition: if report.verified { disposition } else { "failed" },
         owned_process_group: if report.verified { "cleaned" } else { "failed" },
+        terminal_renderer,
         temporary_root: if temp_removed { "cleaned" } else { "failed" },
     };
     if let Some(signal) = interrupted {
