@@ -2,12 +2,15 @@
 //! `docs/terminal-emulator.md`) parses every admitted chunk and every resize
 //! on its own thread, and a state is produced after each one.
 //!
-//! The run loop only hands over what it already admitted, through a bounded
-//! queue: when the emulator falls [`QUEUE_INPUTS`] inputs behind, handing
-//! over waits (back-pressure) instead of letting the queue grow. Admitted
-//! text is itself bounded by `limits.output_bytes` (at most 10 MB), so the
-//! emulator's input never grows with the program's output; a program
-//! printing 256 MiB at the default limits renders about 1 MB.
+//! The run loop only hands over what it already admitted, and never waits
+//! for the emulator: the queue needs no cap of its own because everything
+//! that can enter it is capped already. Admitted text is at most
+//! `limits.output_bytes` (≤ 10 MB; 1 MB by default) for the whole capture,
+//! and resizes and event marks are at most the scenario's events, so the
+//! queue never grows with the program's output: a program printing 256 MiB
+//! at the default limits renders about 1 MB. Neither coalescing (every
+//! admitted chunk needs its own state) nor back-pressure (it would slow the
+//! PTY drain to the emulator's pace) is needed.
 
 mod retain;
 mod screen;
@@ -19,7 +22,7 @@ mod oracle;
 #[cfg(test)]
 mod tests;
 
-use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::sync::mpsc::{Receiver, Sender, channel};
 use std::thread::JoinHandle;
 use std::time::Instant;
 
@@ -29,10 +32,6 @@ use self::retain::RenderedLog;
 use self::screen::Screen;
 use super::normalize::Normalizer;
 use crate::evidence::{RenderedFrame, RenderedTerminalTruncation};
-
-/// Inputs the emulator may fall behind before handing over waits. A chunk is
-/// at most one 64 KiB read, so the queue holds at most about 4 MiB.
-pub const QUEUE_INPUTS: usize = 64;
 
 /// What the emulator is given, in production order.
 #[derive(Debug)]
@@ -128,7 +127,7 @@ impl Worker {
 
 enum Mode {
     Thread {
-        sender: SyncSender<Input>,
+        sender: Sender<Input>,
         handle: JoinHandle<(Vec<(Instant, RenderedFrame)>, RenderedTerminalTruncation)>,
     },
     /// Used when no thread could be started (and by tests): same work, in line.
@@ -152,7 +151,7 @@ impl Renderer {
     /// runs in line on the caller's thread.
     pub fn start(settings: RenderSettings, normalizer: Normalizer) -> Renderer {
         let worker = Worker::new(&settings, normalizer.clone());
-        let (sender, receiver) = sync_channel(QUEUE_INPUTS);
+        let (sender, receiver) = channel();
         let mode = match std::thread::Builder::new().name("rea-renderer".into()).spawn(move || worker.run(receiver)) {
             Ok(handle) => Mode::Thread { sender, handle },
             Err(_) => Mode::Inline(Box::new(Worker::new(&settings, normalizer))),
