@@ -45,8 +45,8 @@ while :; do sleep 0.05; done
         "arguments": ["-c", script],
         "terminal": {"columns": 40, "rows": 10},
         "events": [
-            {"type": "resize", "at_ms": 1500, "columns": 60, "rows": 15},
-            {"type": "signal", "at_ms": 3500, "signal": "SIGTERM"}
+            {"type": "resize", "at_ms": 2000, "columns": 60, "rows": 15},
+            {"type": "signal", "at_ms": 4000, "signal": "SIGTERM"}
         ],
         "timeout_ms": 20000
     }));

@@ -9,6 +9,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 use super::fixtures::{Fixture, Step};
 
@@ -21,14 +22,31 @@ struct Server {
     socket: String,
 }
 
+/// How long one tmux command may take; `wait-for` waits on the pane.
+const DEADLINE: Duration = Duration::from_secs(60);
+
 impl Server {
+    /// Runs a tmux command against this server, failing the test if it does
+    /// not finish within [`DEADLINE`] (a pane that never signals).
     fn tmux(&self, args: &[&str]) -> std::process::Output {
-        let out = Command::new("tmux")
+        let mut child = Command::new("tmux")
             .args(["-L", &self.socket, "-f", "/dev/null"])
             .args(args)
             .stdin(Stdio::null())
-            .output()
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
             .unwrap_or_else(|e| panic!("tmux {args:?} could not run: {e}"));
+        let start = Instant::now();
+        while child.try_wait().expect("poll tmux").is_none() {
+            if start.elapsed() > DEADLINE {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("tmux {args:?} did not finish within {} s", DEADLINE.as_secs());
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let out = child.wait_with_output().expect("collect tmux output");
         assert!(out.status.success(), "tmux {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
         out
     }
