@@ -16,6 +16,8 @@ mod retain;
 mod screen;
 
 #[cfg(test)]
+mod capture_tests;
+#[cfg(test)]
 mod fixtures;
 #[cfg(test)]
 mod oracle;
