@@ -31,15 +31,26 @@ use rustix::termios::{
 
 use crate::ownership::DarwinSys;
 
+/// A check that must pass before any launch (on macOS: the token reader
+/// compiled, so ownership can be proven for what is launched).
+pub type Prerequisite = fn() -> Result<(), String>;
+
 /// The PTY backend.
 pub struct DarwinPty {
     sys: Arc<dyn DarwinSys>,
+    prerequisite: Option<Prerequisite>,
 }
 
 impl DarwinPty {
     /// A backend reading start identities through `sys`.
     pub fn new(sys: Arc<dyn DarwinSys>) -> DarwinPty {
-        DarwinPty { sys }
+        DarwinPty { sys, prerequisite: None }
+    }
+
+    /// Runs `check` before every launch; its failure refuses the launch
+    /// before any process exists.
+    pub fn with_prerequisite(self, check: Prerequisite) -> DarwinPty {
+        DarwinPty { prerequisite: Some(check), ..self }
     }
 }
 
@@ -132,6 +143,12 @@ impl PtyBackend for DarwinPty {
     }
 
     fn spawn(&self, spec: &SpawnSpec) -> Result<Box<dyn PtyProcess>, HostError> {
+        if let Some(check) = self.prerequisite {
+            check().map_err(|e| HostError::Io {
+                op: "prepare process-ownership inspection",
+                source: io::Error::other(e),
+            })?;
+        }
         let (master, slave) = open_terminal(spec.size)?;
         let stdio = |what: &'static str| -> Result<Stdio, HostError> {
             Ok(Stdio::from(slave.try_clone().map_err(|e| HostError::Io { op: what, source: e })?))
@@ -362,6 +379,13 @@ mod tests {
         assert!(text.contains("30 100\r\n"), "{text}");
         assert!(text.contains("iutf8") && !text.contains("-iutf8"), "{text}");
         assert!(text.contains("leader"), "{text}");
+    }
+
+    #[test]
+    fn a_failed_prerequisite_refuses_the_launch() {
+        let pty = DarwinPty::new(Arc::new(ProcStat)).with_prerequisite(|| Err("swiftc timed out".into()));
+        let err = pty.spawn(&spec("exit 0")).err().unwrap();
+        assert!(err.to_string().contains("swiftc timed out"), "{err}");
     }
 
     #[test]

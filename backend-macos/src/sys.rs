@@ -261,7 +261,12 @@ pub fn host() -> Host {
     Host {
         platform: "darwin",
         capture,
-        pty: Arc::new(crate::pty::DarwinPty::new(sys.clone())),
+        // The token reader is compiled before the first launch, so a capture
+        // never starts a process whose ownership it could not prove.
+        pty: Arc::new(
+            crate::pty::DarwinPty::new(sys.clone())
+                .with_prerequisite(|| reader().as_ref().map(|_| ()).map_err(Clone::clone)),
+        ),
         inspector: Arc::new(LibprocInspector::new(sys.clone())),
         verifier: Arc::new(HelperVerifier::new(sys, Arc::new(RunReader))),
         fs: Arc::new(crate::fs::UnixFs),

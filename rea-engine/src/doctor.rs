@@ -179,6 +179,13 @@ fn capture_capability(support: &CaptureSupport, checks: &[Check]) -> Capability 
         .map(|c| c.name.as_str())
         .collect();
     match support {
+        // A host that refuses capture because a prerequisite failed (for
+        // example invalid macOS compiler settings) is broken, not unsupported.
+        CaptureSupport::Unavailable { reason } if !failed.is_empty() => Capability {
+            available: false,
+            reason: Some((*reason).to_owned()),
+            cause: Some(UnavailableCause::PrerequisiteFailed),
+        },
         CaptureSupport::Unavailable { reason } => Capability {
             available: false,
             reason: Some((*reason).to_owned()),
@@ -282,6 +289,17 @@ mod tests {
         let json = serde_json::to_value(&r).unwrap();
         assert_eq!(json["capabilities"]["capture_process"]["cause"], "unsupported_host");
         assert_eq!(json["checks"][0]["classification"], "unsupported_host");
+    }
+
+    #[test]
+    fn a_refusal_caused_by_a_failed_prerequisite_is_broken() {
+        let r =
+            report(CaptureSupport::Unavailable { reason: "REA_SWIFTC_COMPILE_TIMEOUT_MS=\"0\" is invalid" }, || {
+                vec![check("darwin_settings", Classification::MissingDependency)]
+            });
+        assert_eq!(r.capabilities.capture_process.cause, Some(UnavailableCause::PrerequisiteFailed));
+        assert!(r.capabilities.capture_process.reason.as_deref().unwrap().contains("TIMEOUT"));
+        assert!(r.capture_broken());
     }
 
     #[test]
