@@ -323,6 +323,29 @@ done 5
         assert!(matches!(parse(missing, &pids(&[7, 8])), Err(ProtocolError::Pids(_))));
     }
 
+    /// The Swift source cannot be compiled here; at least its output
+    /// vocabulary must be the one this parser reads.
+    #[cfg(unix)]
+    #[test]
+    fn the_swift_helper_prints_this_vocabulary() {
+        let source = crate::compile::SOURCE;
+        for needle in [
+            format!("let header = \"{HEADER}\""),
+            "case gone = \"gone\"".to_owned(),
+            "case permissionDenied = \"permission-denied\"".to_owned(),
+            "case malformedArguments = \"malformed-arguments\"".to_owned(),
+            "\"error \\(pid) \\(f.rawValue)\"".to_owned(),
+            "\"process \\(pid) start \\(start) unique \\(unique) \\(tail)\"".to_owned(),
+            "\"no-token\"".to_owned(),
+            "\"token \" + hex($0)".to_owned(),
+            "print(\"done \\(pids.count)\")".to_owned(),
+            "Array(\"REA_PROCESS_RUN_ID=\".utf8)".to_owned(),
+        ] {
+            assert!(source.contains(&needle), "main.swift lacks {needle}");
+        }
+        assert_eq!(rea_engine::scenario::RUN_TOKEN_VARIABLE, "REA_PROCESS_RUN_ID");
+    }
+
     #[test]
     fn start_identities_compare_unique_ids_only_when_both_have_one() {
         let a = StartIdentity { seconds: 10, micros: 5, unique: Some(1) };

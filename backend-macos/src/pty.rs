@@ -354,7 +354,7 @@ mod tests {
     #[test]
     fn a_command_runs_as_a_session_leader_on_a_configured_terminal() {
         let pty = DarwinPty::new(Arc::new(ProcStat));
-        let script = "stty size; stty -a | grep -o -- '-*iutf8'; test \"$(ps -o sid= -p $$ | tr -d ' ')\" = $$ && echo leader; exit 3";
+        let script = "stty size; stty -a | grep -o -- '-*iutf8'; test \"$(cut -d' ' -f6 /proc/$$/stat)\" = $$ && echo leader; exit 3";
         let mut process = pty.spawn(&spec(script)).unwrap();
         assert!(process.identity().start.0 > 0);
         let mut output = process.take_output().unwrap();
