@@ -29,6 +29,9 @@ pub enum QueryError {
     /// The query was cancelled; its helper command has exited.
     #[error("the token query was cancelled")]
     Cancelled,
+    /// The helper did not answer in time; it was killed and has exited.
+    #[error("the token reader did not answer within {0} ms and was stopped")]
+    TimedOut(u128),
     /// The helper could not be run.
     #[error("could not run the token reader {path}: {source}")]
     Launch {
@@ -78,6 +81,7 @@ struct Gate {
 #[derive(Debug)]
 struct Shared {
     helper: PathBuf,
+    query_timeout: Duration,
     gate: Mutex<Gate>,
     changed: Condvar,
     dir: Mutex<Option<PrivateDir>>,
@@ -96,6 +100,10 @@ impl Drop for Admission<'_> {
         self.0.changed.notify_all();
     }
 }
+
+/// How long one helper command may take: reading a few `sysctl`s per PID
+/// takes milliseconds, so this only bounds a helper stuck in the kernel.
+pub const QUERY_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The compiled helper and its private directory.
 #[derive(Debug, Clone)]
@@ -117,11 +125,18 @@ impl TokenReader {
         TokenReader {
             shared: Arc::new(Shared {
                 helper,
+                query_timeout: QUERY_TIMEOUT,
                 gate: Mutex::new(Gate::default()),
                 changed: Condvar::new(),
                 dir: Mutex::new(Some(dir)),
             }),
         }
+    }
+
+    /// The same reader with another bound on each helper command (tests).
+    pub fn with_query_timeout(self, timeout: Duration) -> TokenReader {
+        let shared = Arc::try_unwrap(self.shared).expect("set the timeout before sharing the reader");
+        TokenReader { shared: Arc::new(Shared { query_timeout: timeout, ..shared }) }
     }
 
     /// The private directory, until the reader is closed.
@@ -154,7 +169,7 @@ impl TokenReader {
         if pids.is_empty() {
             return Ok(Vec::new());
         }
-        let output = run_helper(&self.shared.helper, pids, cancel)?;
+        let output = run_helper(&self.shared.helper, pids, cancel, self.shared.query_timeout)?;
         Ok(protocol::parse(&output, pids)?)
     }
 
@@ -171,9 +186,16 @@ impl TokenReader {
     }
 }
 
+/// Why a helper command was stopped.
+enum Stopped {
+    Cancelled,
+    TimedOut,
+}
+
 /// Runs the helper on `pids` and returns its standard output, killing it
-/// (and waiting for it) when `cancel` is set.
-fn run_helper(helper: &Path, pids: &[Pid], cancel: &Cancel) -> Result<String, QueryError> {
+/// (and waiting for it) when `cancel` is set or `timeout` passes.
+fn run_helper(helper: &Path, pids: &[Pid], cancel: &Cancel, timeout: Duration) -> Result<String, QueryError> {
+    let deadline = std::time::Instant::now() + timeout;
     let launch = |source| QueryError::Launch { path: helper.to_owned(), source };
     let mut child = Command::new(helper)
         .args(pids.iter().map(|p| p.0.to_string()))
@@ -190,18 +212,29 @@ fn run_helper(helper: &Path, pids: &[Pid], cancel: &Cancel) -> Result<String, Qu
     let mut pause = Duration::from_millis(1);
     let status = loop {
         if let Some(status) = child.try_wait().map_err(launch)? {
-            break Some(status);
+            break Ok(status);
         }
-        if cancel.is_cancelled() {
+        let stop = if cancel.is_cancelled() {
+            Some(Stopped::Cancelled)
+        } else if std::time::Instant::now() >= deadline {
+            Some(Stopped::TimedOut)
+        } else {
+            None
+        };
+        if let Some(stop) = stop {
             let _ = child.kill();
             child.wait().map_err(launch)?;
-            break None;
+            break Err(stop);
         }
         std::thread::sleep(pause);
         pause = (pause * 2).min(Duration::from_millis(10));
     };
     let bytes = reader.join().unwrap_or_else(|_| Err(std::io::Error::other("the reading thread panicked")));
-    let Some(status) = status else { return Err(QueryError::Cancelled) };
+    let status = match status {
+        Ok(status) => status,
+        Err(Stopped::Cancelled) => return Err(QueryError::Cancelled),
+        Err(Stopped::TimedOut) => return Err(QueryError::TimedOut(timeout.as_millis())),
+    };
     let bytes = bytes.map_err(launch)?;
     if !status.success() {
         let (output, _) = compile::cut_diagnostics(&bytes);

@@ -345,3 +345,15 @@ fn a_helper_that_fails_or_breaks_the_protocol_is_an_error() {
     reader.close();
     reader2.close();
 }
+
+#[test]
+fn a_helper_that_does_not_answer_in_time_is_stopped() {
+    let (work, reader, _private) = gated_reader();
+    let reader = reader.with_query_timeout(Duration::from_millis(200));
+    let err = reader.query(&[Pid(5)], &Cancel::new()).unwrap_err();
+    assert!(matches!(err, QueryError::TimedOut(200)), "{err}");
+    assert!(err.to_string().contains("200 ms"));
+    assert!(work.path().join("started").exists(), "the helper ran");
+    assert_eq!(reader.admitted(), 0);
+    reader.close();
+}
