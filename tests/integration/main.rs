@@ -1,5 +1,6 @@
 //! Black-box tests of the built `rea` binary, one test binary for all.
 
+mod asciicast;
 mod capture_process;
 mod code_invariants;
 mod compare_cli;
@@ -9,5 +10,6 @@ mod filesystem;
 mod sandbox;
 mod scenario_rejection;
 mod stub;
+mod tools;
 #[cfg_attr(feature = "force-stub", expect(dead_code, reason = "the stub tests use only rea_bin"))]
 mod util;
