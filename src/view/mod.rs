@@ -159,3 +159,87 @@ pub(crate) fn limitations(page: &mut Page, envelope: &serde_json::Value) {
         page.line(&format!("  - {}", item.as_str().unwrap_or_default()));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn loaded(kind: Kind, value: serde_json::Value) -> Loaded {
+        Loaded { value, encoding: Encoding::Json, kind, identity: Identity::Verified }
+    }
+
+    /// A capture with every section filled: a rendered screen, a timed-out
+    /// run with finalization, truncation, filesystem effects.
+    #[test]
+    fn a_full_capture_view() {
+        let value = json!({
+            "evidence_id": "ev_test",
+            "limitations": ["Process trees are sampled and may omit short-lived descendants."],
+            "normalized_result": {
+                "manifest": {"started_at": "2026-12-01T06:30:05.000Z", "completed_at": "2026-12-01T06:30:07.250Z",
+                    "scenario": {"executable": "/usr/bin/top", "arguments": ["-b"], "working_directory": "/work",
+                        "terminal": {"columns": 20, "rows": 3}, "filesystem_observation_paths": ["/work/out"]}},
+                "frames": [{"sequence": 0, "at_ms": 0, "data": "\u{1b}[2Jload 0.1\r\n"}],
+                "rendered_frames": [{"sequence": 0, "at_ms": 0, "columns": 20, "rows": 3, "cursor_x": 0, "cursor_y": 1,
+                    "active_buffer": "alternate", "lines": ["load 0.1", ""], "serialized_state": ""}],
+                "interaction_events": [{"sequence": 0, "scheduled_at_ms": 500, "dispatched_at_ms": 502, "type": "signal",
+                    "data": "SIGINT", "outcome": "dispatched"}],
+                "exit": {"code": null, "signal": 15, "reason": "timeout", "finalization": {"requested_ms": 1000,
+                    "elapsed_ms": 1000, "exit_code": null, "signals": [{"signal": "SIGTERM", "sent_at_ms": 2000,
+                    "delivery": "delivered"}]}},
+                "settlement": {"state": "quiesced", "elapsed_ms": 12, "cleanup_outcome": "cleaned"},
+                "filesystem_effects": [
+                    {"path": "/work/out/report.txt", "status": "added", "before": null,
+                     "after": {"path": "/work/out/report.txt", "mode": 33188, "size": 12, "kind": "file"}},
+                    {"path": "/work/out", "status": "changed",
+                     "before": {"path": "/work/out", "mode": 16877, "size": 4096, "kind": "directory"},
+                     "after": {"path": "/work/out", "mode": 16832, "size": 4096, "kind": "directory"}}
+                ],
+                "truncated": true,
+                "truncation_details": {"raw_terminal": {"truncated": true, "omitted_for_budget": 3,
+                    "omitted_for_frame_limit": 0}, "process": {"truncated": false}},
+                "residual_unknowns": [{"scope": "network", "reason": "Not isolated."}],
+                "cleanup": {"owned_process_group": "cleaned", "terminal_renderer": "cleaned", "temporary_root": "removed",
+                    "signal_mechanism": "pidfd", "unverified_processes": [{"pid": 42, "reason": "start time unreadable"}]}
+            }
+        });
+        insta::assert_snapshot!(render(&loaded(Kind::Capture, value), Style::new(false)));
+    }
+
+    /// A comparison in the agreed `differences` shape.
+    #[test]
+    fn a_comparison_view_lists_differences_with_locations() {
+        let value = json!({
+            "evidence_id": "ev_cmp",
+            "parameters": {"left_evidence_id": "ev_l", "right_evidence_id": "ev_r", "timing_tolerance_ms": 50},
+            "limitations": [],
+            "normalized_result": {
+                "status": "changed",
+                "dimensions": [
+                    {"dimension": "terminal", "status": "changed", "differences_omitted": 2, "differences": [
+                        {"path": "terminal.segments[1]", "left": "Total: 13.50 EUR\r\n", "right": "Total: 13.5 EUR\r\n",
+                         "location": {"segment": 1, "byte_offset": 17, "line": 3, "column": 11}}]},
+                    {"dimension": "exit", "status": "changed", "differences": [
+                        {"path": "exit.code", "left": 0, "right": 1}],
+                     "timing_deltas": [{"path": "settlement.elapsed_ms", "left_ms": 53, "right_ms": 120,
+                        "delta_ms": 67, "within_tolerance": false}]},
+                    {"dimension": "process", "status": "unknown", "reasons": ["sampled"]}
+                ],
+                "first_divergence": {"status": "located", "dimension": "terminal", "index": 1,
+                    "left_at_ms": 300, "right_at_ms": 300,
+                    "left": {"data": "Total: 13.50 EUR\r\n"}, "right": {"data": "Total: 13.5 EUR\r\n"}}
+            }
+        });
+        let text = render(&loaded(Kind::Comparison, value), Style::new(false));
+        assert!(text.contains("(segment 1, byte offset 17, line 3, column 11)"), "{text}");
+        insta::assert_snapshot!(text);
+    }
+
+    #[test]
+    fn colour_is_ansi_only_when_asked() {
+        assert_eq!(Style::new(false).status("changed"), "changed");
+        assert_eq!(Style::new(true).status("changed"), "\u{1b}[31mchanged\u{1b}[0m");
+    }
+}

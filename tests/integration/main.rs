@@ -2,6 +2,7 @@
 
 mod asciicast;
 mod capture_process;
+mod cli;
 mod code_invariants;
 mod compare_cli;
 mod compare_trace;
