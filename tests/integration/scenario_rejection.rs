@@ -304,7 +304,7 @@ fn toon_and_json_carry_the_same_error() {
     let sandbox = Sandbox::new();
     let fixture = fs::read(fixtures_dir("malformed").join("events-after-timeout.json")).unwrap();
     sandbox.put("s.json", &fixture);
-    for args in [&["capture-process", "s.json"][..]] {
+    for args in [&["capture-process", "s.json"][..], &["compare-process-captures", "missing.json", "s.json"][..]] {
         let toon = sandbox.rea(args);
         let mut json_args = args.to_vec();
         json_args.push("--json");
