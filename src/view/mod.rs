@@ -95,16 +95,18 @@ impl Page {
 
     /// Rows of cells with aligned columns, indented by two spaces.
     pub(crate) fn table(&mut self, header: &[&str], rows: &[Vec<String>]) {
-        let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+        let mut widths: Vec<usize> = header.iter().map(|h| visible_width(h)).collect();
         for row in rows {
             for (w, cell) in widths.iter_mut().zip(row) {
-                *w = (*w).max(cell.chars().count());
+                *w = (*w).max(visible_width(cell));
             }
         }
         let format_row = |cells: &mut dyn Iterator<Item = &str>| {
             let mut line = String::from(" ");
             for (cell, width) in cells.zip(&widths) {
-                let _ = write!(line, " {cell:<width$}");
+                line.push(' ');
+                line.push_str(cell);
+                line.extend(std::iter::repeat_n(' ', width - visible_width(cell)));
             }
             line.trim_end().to_owned()
         };
@@ -116,6 +118,20 @@ impl Page {
             self.line(&line);
         }
     }
+}
+
+/// Characters of `text` a terminal shows: SGR sequences (`ESC [ ... m`) take no room.
+fn visible_width(text: &str) -> usize {
+    let mut width = 0;
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            chars.by_ref().find(|c| *c == 'm');
+        } else {
+            width += 1;
+        }
+    }
+    width
 }
 
 /// The whole view of a loaded document.
@@ -238,8 +254,15 @@ mod tests {
     }
 
     #[test]
-    fn colour_is_ansi_only_when_asked() {
+    fn colour_is_ansi_only_when_asked_and_takes_no_room_in_tables() {
         assert_eq!(Style::new(false).status("changed"), "changed");
-        assert_eq!(Style::new(true).status("changed"), "\u{1b}[31mchanged\u{1b}[0m");
+        let red = Style::new(true).status("changed");
+        assert_eq!(red, "\u{1b}[31mchanged\u{1b}[0m");
+        assert_eq!(visible_width(&red), 7);
+        let mut page = Page::new(Style::new(true));
+        page.table(&["a", "b"], &[vec![red.clone(), "x".into()], vec!["unchanged".into(), "y".into()]]);
+        let lines: Vec<&str> = page.text.lines().collect();
+        assert_eq!(lines[1], format!("  {red}   x"));
+        assert_eq!(lines[2], "  unchanged y");
     }
 }
