@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::fields::{JournalOrder, at, command_line, escape_excerpt, exit_summary, iso8601_ms, list, str_at, u64_at};
-use super::{Page, Tone, limitations};
+use super::{Page, Style, Tone, limitations};
 
 /// Output segments shown at each end of a long timeline.
 const SEGMENTS_AT_EACH_END: usize = 12;
@@ -175,64 +175,21 @@ struct Entry {
 }
 
 fn timeline(page: &mut Page, record: &Value) {
-    let style = page.style();
     page.heading("Timeline");
-    let frames = list(record, &["frames"]);
     let journal = JournalOrder::of(record);
-    let mut entries = Vec::new();
-    let skip = frames.len().saturating_sub(2 * SEGMENTS_AT_EACH_END);
-    for (index, frame) in frames.iter().enumerate() {
-        if skip > 0 && index == SEGMENTS_AT_EACH_END {
-            let at_ms = u64_at(frame, &["at_ms"]).unwrap_or(0);
-            entries.push(Entry {
-                at_ms,
-                order: journal.of_entry("frames", index),
-                text: style.paint(Tone::Quiet, &format!("… {skip} output segments not shown …")),
-            });
-        }
-        if skip > 0 && (SEGMENTS_AT_EACH_END..SEGMENTS_AT_EACH_END + skip).contains(&index) {
-            continue;
-        }
-        let data = str_at(frame, &["data"]).unwrap_or_default();
-        entries.push(Entry {
-            at_ms: u64_at(frame, &["at_ms"]).unwrap_or(0),
-            order: journal.of_entry("frames", index),
-            text: format!(
-                "output #{} {} bytes \"{}\"",
-                u64_at(frame, &["sequence"]).unwrap_or(index as u64),
-                data.len(),
-                escape_excerpt(data, EXCERPT_CHARS)
-            ),
-        });
-    }
-    for (index, event) in list(record, &["interaction_events"]).iter().enumerate() {
-        let kind = str_at(event, &["type"]).unwrap_or("event");
-        let data = str_at(event, &["data"]).unwrap_or_default();
-        let outcome = style.status(str_at(event, &["outcome"]).unwrap_or("unknown"));
-        let reason = str_at(event, &["reason"]).map(|r| format!(": {r}")).unwrap_or_default();
-        entries.push(Entry {
-            at_ms: u64_at(event, &["dispatched_at_ms"]).unwrap_or(0),
-            order: journal.of_entry("interaction_events", index),
-            text: format!(
-                "{kind} \"{}\" {outcome}{reason} (scheduled {} ms)",
-                escape_excerpt(data, EXCERPT_CHARS),
-                u64_at(event, &["scheduled_at_ms"]).unwrap_or(0)
-            ),
-        });
-    }
+    let mut entries = output_entries(page.style(), record, &journal);
+    entries.extend(interaction_entries(page.style(), record, &journal));
     let finalization = &record["exit"]["finalization"];
-    for receipt in list(finalization, &["signals"]) {
-        entries.push(Entry {
-            at_ms: u64_at(receipt, &["sent_at_ms"]).unwrap_or(0),
-            order: u64::MAX,
-            text: format!(
-                "finalization {} {}{}",
-                str_at(receipt, &["signal"]).unwrap_or("signal"),
-                str_at(receipt, &["delivery"]).unwrap_or("unknown"),
-                str_at(receipt, &["reason"]).map(|r| format!(": {r}")).unwrap_or_default()
-            ),
-        });
-    }
+    entries.extend(list(finalization, &["signals"]).iter().map(|receipt| Entry {
+        at_ms: u64_at(receipt, &["sent_at_ms"]).unwrap_or(0),
+        order: u64::MAX,
+        text: format!(
+            "finalization {} {}{}",
+            str_at(receipt, &["signal"]).unwrap_or("signal"),
+            str_at(receipt, &["delivery"]).unwrap_or("unknown"),
+            str_at(receipt, &["reason"]).map(|r| format!(": {r}")).unwrap_or_default()
+        ),
+    }));
     entries.sort_by_key(|e| (e.at_ms, e.order));
     for entry in &entries {
         page.line(&format!("  {:>7} ms  {}", entry.at_ms, entry.text));
@@ -242,6 +199,50 @@ fn timeline(page: &mut Page, record: &Value) {
         page.line(&format!("  finalization: {requested} ms granted, took {elapsed}"));
     }
     page.line(&format!("  end: exit {}", exit_summary(&record["exit"])));
+}
+
+/// One entry per output segment; a long capture keeps the first and last
+/// [`SEGMENTS_AT_EACH_END`] and says how many it left out.
+fn output_entries(style: Style, record: &Value, journal: &JournalOrder) -> Vec<Entry> {
+    let frames = list(record, &["frames"]);
+    let skip = frames.len().saturating_sub(2 * SEGMENTS_AT_EACH_END);
+    let hidden = SEGMENTS_AT_EACH_END..SEGMENTS_AT_EACH_END + skip;
+    let mut entries = Vec::new();
+    for (index, frame) in frames.iter().enumerate() {
+        let at_ms = u64_at(frame, &["at_ms"]).unwrap_or(0);
+        let order = journal.of_entry("frames", index);
+        if skip > 0 && index == hidden.start {
+            let text = style.paint(Tone::Quiet, &format!("… {skip} output segments not shown …"));
+            entries.push(Entry { at_ms, order, text });
+        }
+        if hidden.contains(&index) {
+            continue;
+        }
+        let data = str_at(frame, &["data"]).unwrap_or_default();
+        let sequence = u64_at(frame, &["sequence"]).unwrap_or(index as u64);
+        let text = format!("output #{sequence} {} bytes \"{}\"", data.len(), escape_excerpt(data, EXCERPT_CHARS));
+        entries.push(Entry { at_ms, order, text });
+    }
+    entries
+}
+
+/// One entry per scheduled interaction (input, resize, signal) with its outcome.
+fn interaction_entries(style: Style, record: &Value, journal: &JournalOrder) -> Vec<Entry> {
+    let events = list(record, &["interaction_events"]).iter().enumerate();
+    events
+        .map(|(index, event)| {
+            let kind = str_at(event, &["type"]).unwrap_or("event");
+            let data = escape_excerpt(str_at(event, &["data"]).unwrap_or_default(), EXCERPT_CHARS);
+            let outcome = style.status(str_at(event, &["outcome"]).unwrap_or("unknown"));
+            let reason = str_at(event, &["reason"]).map(|r| format!(": {r}")).unwrap_or_default();
+            let scheduled = u64_at(event, &["scheduled_at_ms"]).unwrap_or(0);
+            Entry {
+                at_ms: u64_at(event, &["dispatched_at_ms"]).unwrap_or(0),
+                order: journal.of_entry("interaction_events", index),
+                text: format!("{kind} \"{data}\" {outcome}{reason} (scheduled {scheduled} ms)"),
+            }
+        })
+        .collect()
 }
 
 fn filesystem(page: &mut Page, record: &Value) {

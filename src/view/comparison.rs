@@ -115,21 +115,34 @@ fn plain(value: &Value) -> String {
     }
 }
 
-/// Short excerpts of two values; two strings are cut around their first
-/// differing character.
+/// Short excerpts of two values: two strings (or frames) are cut around
+/// their first differing character; two objects show only the fields that
+/// differ.
 fn excerpts(left: &Value, right: &Value) -> (String, String) {
-    match (text_of(left), text_of(right)) {
-        (Some(l), Some(r)) => {
-            let start = l.chars().zip(r.chars()).take_while(|(a, b)| a == b).count().saturating_sub(EXCERPT_CHARS / 3);
-            let cut = |s: &str| {
-                let body: String = s.chars().skip(start).collect();
-                let lead = if start > 0 { "…" } else { "" };
-                format!("{lead}\"{}\"", escape_excerpt(&body, EXCERPT_CHARS))
-            };
-            (cut(l), cut(r))
-        }
-        _ => (value_excerpt(left), value_excerpt(right)),
+    if let (Some(l), Some(r)) = (text_of(left), text_of(right)) {
+        return text_excerpts(l, r);
     }
+    if let (Some(l), Some(r)) = (left.as_object(), right.as_object()) {
+        let keys = l.keys().chain(r.keys().filter(|k| !l.contains_key(*k)));
+        let differing: Vec<&String> = keys.filter(|k| l.get(*k) != r.get(*k)).collect();
+        let field = |k: &String| {
+            let (a, b) = excerpts(l.get(k).unwrap_or(&Value::Null), r.get(k).unwrap_or(&Value::Null));
+            (format!("{k}: {a}"), format!("{k}: {b}"))
+        };
+        let (a, b): (Vec<String>, Vec<String>) = differing.into_iter().map(field).unzip();
+        return (a.join(", "), b.join(", "));
+    }
+    (value_excerpt(left), value_excerpt(right))
+}
+
+fn text_excerpts(l: &str, r: &str) -> (String, String) {
+    let start = l.chars().zip(r.chars()).take_while(|(a, b)| a == b).count().saturating_sub(EXCERPT_CHARS / 3);
+    let cut = |s: &str| {
+        let body: String = s.chars().skip(start).collect();
+        let lead = if start > 0 { "…" } else { "" };
+        format!("{lead}\"{}\"", escape_excerpt(&body, EXCERPT_CHARS))
+    };
+    (cut(l), cut(r))
 }
 
 /// The text a value stands for: a string, or a frame's `data`.

@@ -241,7 +241,9 @@ mod tests {
                         {"path": "exit.code", "left": 0, "right": 1}],
                      "timing_deltas": [{"path": "settlement.elapsed_ms", "left_ms": 53, "right_ms": 120,
                         "delta_ms": 67, "within_tolerance": false}]},
-                    {"dimension": "process", "status": "unknown", "reasons": ["sampled"]}
+                    {"dimension": "process", "status": "unknown", "reasons": ["sampled"], "differences": [
+                        {"path": "process_samples[0]", "left": {"pid": 1, "command": "sh -c 'echo 13.50'"},
+                         "right": {"pid": 1, "command": "sh -c 'echo 13.5'"}}]}
                 ],
                 "first_divergence": {"status": "located", "dimension": "terminal", "index": 1,
                     "left_at_ms": 300, "right_at_ms": 300,
@@ -250,7 +252,24 @@ mod tests {
         });
         let text = render(&loaded(Kind::Comparison, value), Style::new(false));
         assert!(text.contains("(segment 1, byte offset 17, line 3, column 11)"), "{text}");
+        // Objects show only the fields that differ.
+        assert!(text.contains("- left:  command: \"sh -c 'echo 13.50'\""), "{text}");
         insta::assert_snapshot!(text);
+    }
+
+    #[test]
+    fn a_long_timeline_keeps_both_ends_and_counts_the_rest() {
+        let frames: Vec<_> =
+            (0..30).map(|i| json!({"sequence": i, "at_ms": i * 10, "data": format!("line {i}\n")})).collect();
+        let value =
+            json!({"normalized_result": {"frames": frames, "exit": {"code": 0, "signal": 0, "reason": "exited"}}});
+        let text = render(&loaded(Kind::Capture, value), Style::new(false));
+        let outputs: Vec<&str> = text.lines().filter(|l| l.contains("output #")).collect();
+        assert_eq!(outputs.len(), 24, "{text}");
+        assert!(outputs[11].contains("output #11 ") && outputs[12].contains("output #18 "), "{text}");
+        assert!(text.contains("      120 ms  … 6 output segments not shown …"), "{text}");
+        // Absent sections say so instead of failing.
+        assert!(text.contains("directory  (absent)") && text.contains("no paths were observed"), "{text}");
     }
 
     #[test]
