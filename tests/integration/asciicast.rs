@@ -134,3 +134,25 @@ fn an_exported_capture_plays_in_asciinema_with_the_captured_text_and_screen() {
         assert_eq!(rendered, FINAL_SCREEN);
     }
 }
+
+#[test]
+fn a_sensitive_input_stays_redacted_in_the_cast() {
+    let secret = "hunter2-cast-secret";
+    let cap = capture(json!({
+        "executable": "sh",
+        "arguments": ["-c", "stty -echo; printf 'Password: '; read p; stty echo; printf '\\nlength %s\\n' ${#p}"],
+        "events": [{"type": "input", "at_ms": 200, "data": format!("{secret}\r"), "sensitive": true}],
+        "timeout_ms": 10000
+    }));
+    assert_eq!(cap.status, 0, "{}", cap.stdout);
+    std::fs::write(cap.dir.path().join("capture.json"), &cap.stdout).unwrap();
+    let out = rea(cap.dir.path(), &["export-asciicast", "capture.json"]);
+    assert_eq!(out.status.code(), Some(0));
+    let cast = String::from_utf8(out.stdout).unwrap();
+    assert!(!cast.contains(secret), "{cast}");
+    let inputs: Vec<Value> =
+        cast.lines().skip(1).map(|l| serde_json::from_str::<Value>(l).unwrap()).filter(|e| e[1] == "i").collect();
+    assert_eq!(inputs.len(), 1, "{cast}");
+    assert_eq!(inputs[0][2], format!("<redacted-input:{}-bytes>", secret.len() + 1));
+    assert!(cast.contains("length 19"), "{cast}");
+}
