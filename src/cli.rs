@@ -64,6 +64,13 @@ its verdict is in normalized_result.trace:
 
 Exit status 1 when a check needs attention.")]
     Doctor(DoctorArgs),
+
+    /// Serve the capture and compare tools over MCP on stdin/stdout.
+    #[command(after_help = "\
+Register it with an MCP client as a stdio server, e.g. {\"command\": \"rea\", \"args\": [\"mcp\"]}.
+Tools: capture_process_scenario (input: the scenario object) and
+compare_process_captures; Evidence is readable as rea://evidence/<id> resources.")]
+    Mcp,
 }
 
 /// Output format flag shared by every command.

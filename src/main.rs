@@ -50,6 +50,7 @@ fn main() -> ExitCode {
             (cmd::compare_process_captures::run(args), format)
         }
         cli::Command::Doctor(args) => (cmd::doctor::run(), Format::from_flag(args.format.json)),
+        cli::Command::Mcp => return rea_mcp::serve(host::host(), BUILD),
     };
     emit(&outcome, format)
 }
