@@ -16,11 +16,35 @@ use crate::{capture, compare, reply};
 
 /// Serves the session on stdin/stdout until the client ends it.
 pub(crate) async fn run(session: Arc<Session>) -> Result<(), String> {
+    let (stdin, stdout) = rmcp::transport::stdio();
+    let stdin = EndOnEof { inner: stdin, ended: session.ended().clone() };
     let service = Handler { session }
-        .serve(rmcp::transport::stdio())
+        .serve((stdin, stdout))
         .await
         .map_err(|e| format!("the MCP session could not start: {e}"))?;
     service.waiting().await.map(|_| ()).map_err(|e| format!("the MCP session ended abnormally: {e}"))
+}
+
+/// Stdin that ends the session as soon as the client closes it, so running
+/// captures are cancelled at once rather than after the SDK's drain delay.
+struct EndOnEof<R> {
+    inner: R,
+    ended: tokio_util::sync::CancellationToken,
+}
+
+impl<R: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for EndOnEof<R> {
+    fn poll_read(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        let before = buf.filled().len();
+        let polled = std::pin::Pin::new(&mut self.inner).poll_read(cx, buf);
+        if matches!(polled, std::task::Poll::Ready(Ok(()))) && buf.filled().len() == before && buf.remaining() > 0 {
+            self.ended.cancel();
+        }
+        polled
+    }
 }
 
 /// The server handler.

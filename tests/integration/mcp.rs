@@ -145,3 +145,65 @@ fn raw_json_rpc_initialize_and_tool_schemas() {
     let status = child.wait().unwrap();
     assert!(status.success(), "rea mcp exited with {status}");
 }
+
+/// PIDs whose environment carries `REA_TEST_MARK=<mark>`.
+#[cfg(not(feature = "force-stub"))]
+fn marked_processes(mark: &str) -> Vec<u32> {
+    let needle = format!("REA_TEST_MARK={mark}");
+    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+    entries
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/environ"))
+                .is_ok_and(|env| env.split(|b| *b == 0).any(|var| var == needle.as_bytes()))
+        })
+        .collect()
+}
+
+/// Closing stdin ends the session: the running capture is cancelled through
+/// the engine's cleanup path, its processes are gone, and rea exits 0.
+#[cfg(not(feature = "force-stub"))]
+#[test]
+fn session_end_cancels_a_running_capture_and_leaves_no_process() {
+    use std::time::Duration;
+    let mark = format!("session-end-{}-{}", std::process::id(), line!());
+    let work = tempfile::tempdir().unwrap();
+    let mut child = Command::new(rea_bin())
+        .arg("mcp")
+        .current_dir(work.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let send = |stdin: &mut std::process::ChildStdin, v: Value| writeln!(stdin, "{v}").unwrap();
+    send(
+        &mut stdin,
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "rea-test", "version": "0"}}}),
+    );
+    response(&mut stdout, 1);
+    send(&mut stdin, json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let scenario = json!({"executable": "sh", "arguments": ["-c", "sleep 600 & sleep 600; wait"],
+        "environment": {"REA_TEST_MARK": mark}, "timeout_ms": 600_000});
+    send(
+        &mut stdin,
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "capture_process_scenario", "arguments": scenario}}),
+    );
+    assert!(
+        crate::util::wait_for(Duration::from_secs(30), || marked_processes(&mark).len() >= 2),
+        "the capture's processes never ran"
+    );
+    drop(stdin);
+    let exited = crate::util::wait_for(Duration::from_secs(60), || child.try_wait().unwrap().is_some());
+    if !exited {
+        let _ = child.kill();
+    }
+    assert!(exited, "rea mcp did not exit after stdin closed");
+    assert!(child.wait().unwrap().success());
+    let left = marked_processes(&mark);
+    assert!(left.is_empty(), "processes of the cancelled capture remain: {left:?}");
+}
