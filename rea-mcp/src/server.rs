@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ServerConfig, Tool,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
@@ -112,10 +112,6 @@ impl ServerHandler for Handler {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         wire(json!({ "tools": tools() }))
-    }
-
-    fn get_tool(&self, name: &str) -> Option<Tool> {
-        tools().as_array()?.iter().find(|t| t["name"] == name).and_then(|t| serde_json::from_value(t.clone()).ok())
     }
 
     async fn call_tool(
