@@ -32,21 +32,40 @@ const SESSION_ENDED: &str = "the end of the MCP session";
 pub(crate) struct ProgressTarget {
     pub(crate) peer: Peer<RoleServer>,
     pub(crate) token: ProgressToken,
-    pub(crate) runtime: tokio::runtime::Handle,
 }
 
 /// Sends each progress line as `notifications/progress`: `progress =
 /// completed`, `message = "<phase>: <message>"`, no total (rea invents none).
-struct McpProgress(ProgressTarget);
+/// Lines go through a channel to one forwarding task, in order; the engine's
+/// progress thread never waits for the client.
+struct McpProgress {
+    token: ProgressToken,
+    lines: tokio::sync::mpsc::UnboundedSender<ProgressNotificationParam>,
+}
+
+impl McpProgress {
+    /// Starts the forwarding task on the current runtime.
+    fn start(target: ProgressTarget) -> McpProgress {
+        let (lines, mut rx) = tokio::sync::mpsc::unbounded_channel::<ProgressNotificationParam>();
+        let peer = target.peer;
+        tokio::spawn(async move {
+            while let Some(param) = rx.recv().await {
+                // A client gone away is not the capture's problem.
+                if peer.notify_progress(param).await.is_err() {
+                    break;
+                }
+            }
+        });
+        McpProgress { token: target.token, lines }
+    }
+}
 
 impl ProgressSink for McpProgress {
     fn write(&self, line: &ProgressLine) {
         let phase = serde_json::to_value(line.phase).ok().and_then(|v| v.as_str().map(str::to_owned));
         let message = format!("{}: {}", phase.unwrap_or_default(), line.message);
-        let param = ProgressNotificationParam::new(self.0.token.clone(), line.completed as f64).with_message(message);
-        // Called on the engine's progress thread, never a runtime thread; a
-        // client gone away is not the capture's problem.
-        let _ = self.0.runtime.block_on(self.0.peer.notify_progress(param));
+        let param = ProgressNotificationParam::new(self.token.clone(), line.completed as f64).with_message(message);
+        let _ = self.lines.send(param);
     }
 }
 
@@ -62,9 +81,13 @@ pub(crate) async fn run(
         Ok(s) => s,
         Err(e) => return reply::error(&e),
     };
+    let sink: Arc<dyn ProgressSink> = match progress {
+        Some(target) => Arc::new(McpProgress::start(target)),
+        None => Arc::new(rea_engine::capture::progress::NullProgress),
+    };
     let task = tokio::task::spawn_blocking(move || {
         let interrupts = interrupt_sources(&session, cancel);
-        captured(&session, scenario, progress, interrupts)
+        captured(&session, scenario, sink, interrupts)
     });
     match task.await {
         Ok(result) => result,
@@ -76,7 +99,7 @@ pub(crate) async fn run(
 fn captured(
     session: &Session,
     scenario: rea_engine::scenario::Scenario,
-    progress: Option<ProgressTarget>,
+    sink: Arc<dyn ProgressSink>,
     interrupts: Result<Interrupts, HostError>,
 ) -> CallToolResult {
     let invocation_dir = match std::env::current_dir() {
@@ -92,10 +115,6 @@ fn captured(
     if !pending.is_empty() {
         return reply::error(&CleanupPendingError { pending });
     }
-    let sink: Arc<dyn ProgressSink> = match progress {
-        Some(target) => Arc::new(McpProgress(target)),
-        None => Arc::new(rea_engine::capture::progress::NullProgress),
-    };
     PREPARED.with(|p| *p.borrow_mut() = Some(interrupts));
     let host = rea_engine::Host { interrupts: take_prepared, ..session.host.clone() };
     let outcome = capture(&host, request, sink);

@@ -127,11 +127,7 @@ impl ServerHandler for Handler {
                     .meta
                     .get_progress_token()
                     .or_else(|| request.meta.as_ref().and_then(|m| m.get_progress_token()));
-                let progress = token.map(|token| capture::ProgressTarget {
-                    peer: context.peer.clone(),
-                    token,
-                    runtime: tokio::runtime::Handle::current(),
-                });
+                let progress = token.map(|token| capture::ProgressTarget { peer: context.peer.clone(), token });
                 capture::run(session, arguments, progress, context.ct.clone()).await
             }
             compare::TOOL => match tokio::task::spawn_blocking(move || compare::run(&session, arguments)).await {

@@ -191,7 +191,7 @@ fn session_end_cancels_a_running_capture_and_leaves_no_process() {
     send(
         &mut stdin,
         json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-            "params": {"name": "capture_process_scenario", "arguments": scenario}}),
+            "params": {"name": "capture_process_scenario", "arguments": scenario, "_meta": {"progressToken": "p"}}}),
     );
     assert!(
         crate::util::wait_for(Duration::from_secs(30), || marked_processes(&mark).len() >= 2),
@@ -206,4 +206,11 @@ fn session_end_cancels_a_running_capture_and_leaves_no_process() {
     assert!(child.wait().unwrap().success());
     let left = marked_processes(&mark);
     assert!(left.is_empty(), "processes of the cancelled capture remain: {left:?}");
+    // The call was answered before exit: cancelled by session end, cleanup verified.
+    let answer = response(&mut stdout, 2);
+    let doc = &answer["result"]["structuredContent"];
+    assert_eq!(answer["result"]["isError"], true, "{answer}");
+    assert_eq!(doc["code"], "cancelled", "{doc}");
+    assert_eq!(doc["details"]["signal"], "the end of the MCP session", "{doc}");
+    assert_eq!(doc["details"]["cleanup"], "complete", "{doc}");
 }
