@@ -96,7 +96,7 @@ pub(crate) async fn run(
 }
 
 /// The capture, on a blocking thread.
-fn captured(
+pub(crate) fn captured(
     session: &Session,
     scenario: rea_engine::scenario::Scenario,
     sink: Arc<dyn ProgressSink>,
