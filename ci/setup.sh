@@ -30,3 +30,4 @@ cargo fmt --version
 cargo clippy --version
 
 ci/setup-asciinema.sh
+ci/setup-mcp.sh

@@ -101,6 +101,12 @@ Examples:
   rea completions zsh > ~/.zfunc/_rea
   rea completions fish > ~/.config/fish/completions/rea.fish")]
     Completions(CompletionsArgs),
+    /// Serve the capture and compare tools over MCP on stdin/stdout.
+    #[command(after_help = "\
+Register it with an MCP client as a stdio server, e.g. {\"command\": \"rea\", \"args\": [\"mcp\"]}.
+Tools: capture_process_scenario (input: the scenario object) and
+compare_process_captures; Evidence is readable as rea://evidence/<id> resources.")]
+    Mcp,
 }
 
 /// Output format flag shared by every command.

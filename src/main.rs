@@ -57,6 +57,7 @@ fn main() -> ExitCode {
         cli::Command::Show(args) => return cmd::show::run(&args),
         cli::Command::ExportAsciicast(args) => return cmd::export_asciicast::run(&args),
         cli::Command::Completions(args) => return cmd::completions::run(&args),
+        cli::Command::Mcp => return rea_mcp::serve(host::host(), BUILD),
     };
     emit(&outcome, format)
 }

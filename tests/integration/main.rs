@@ -8,6 +8,7 @@ mod compare_cli;
 mod compare_trace;
 mod doctor;
 mod filesystem;
+mod mcp;
 mod sandbox;
 mod scenario_rejection;
 mod stub;
