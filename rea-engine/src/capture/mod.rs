@@ -625,4 +625,6 @@ impl Launched<'_> {
     }
 }
 #[cfg(test)]
+mod ownership_tests;
+#[cfg(test)]
 mod tests;

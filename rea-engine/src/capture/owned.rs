@@ -252,10 +252,12 @@ fn kill_round(host: &Host, found: &mut Scan, report: &mut CleanupReport) {
     for (target, _) in &found.targets {
         let id = target.identity();
         match target.signal(SignalName::SIGKILL) {
-            Ok(()) | Err(SignalError::Gone) => {
+            Ok(()) => {
                 report.killed.push(KilledProcess { pid: id.pid.0, proof: target.proof() });
                 signalled.push(id);
             }
+            // Already gone (perhaps with its group): nothing was signalled.
+            Err(SignalError::Gone) => signalled.push(id),
             Err(SignalError::Failed(e)) => found.unresolved.push((id.pid.0, format!("SIGKILL failed: {e}"))),
         }
     }
