@@ -1,5 +1,6 @@
 //! Black-box tests of the built `rea` binary, one test binary for all.
 
+mod adversarial;
 mod capture_process;
 mod code_invariants;
 mod compare_cli;
