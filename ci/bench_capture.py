@@ -81,9 +81,9 @@ def ownership(cwd):
     # peer run kills them itself before exiting, so the difference of the
     # medians is what rea's cleanup adds.
     spawn = "for i in $(seq 200); do sleep 1000 & done; "
-    left = scenario(cwd, "tree-left.json", {"executable": "sh", "arguments": ["-c", spawn + "sleep 0.2"],
+    left = scenario(cwd, "tree-left.json", {"executable": "bash", "arguments": ["-c", spawn + "sleep 0.2"],
                                             "settle_ms": 0})
-    killed = scenario(cwd, "tree-killed.json", {"executable": "sh", "arguments": ["-c", spawn + "sleep 0.2; kill -9 $(jobs -p); wait"],
+    killed = scenario(cwd, "tree-killed.json", {"executable": "bash", "arguments": ["-c", spawn + "sleep 0.2; kill -9 $(jobs -p); wait"],
                                                 "settle_ms": 0})
     lw, kw = interleaved([REA, "capture-process", left, "--json"], [REA, "capture-process", killed, "--json"], cwd,
                          max(5, RUNS // 3))

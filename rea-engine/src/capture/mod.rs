@@ -7,6 +7,7 @@
 //! processes could not be cleaned up).
 
 mod assemble;
+mod deadline;
 mod guard;
 pub mod normalize;
 mod owned;
