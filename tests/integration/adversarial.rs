@@ -339,7 +339,12 @@ fn a_sigkilled_rea_takes_the_launched_group_with_it_within_a_second() {
             .rsplit_once(')')
             .and_then(|(_, rest)| rest.split_whitespace().nth(2).and_then(|g| g.parse::<u32>().ok()))
             .unwrap();
-        assert!(group_members(group).len() >= 2, "the root and its background child share the group");
+        // The marker is in bash's command line before it forks the
+        // background child and execs; wait until both are there.
+        assert!(
+            wait_for(Duration::from_secs(20), || group_members(group).len() >= 2),
+            "the root and its background child share the group"
+        );
         child.kill().unwrap();
         child.wait().unwrap();
         let killed_at = Instant::now();
