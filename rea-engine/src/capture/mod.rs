@@ -481,7 +481,7 @@ struct Launched<'a> {
 }
 
 impl Launched<'_> {
-    /// Runs the command, settles, snapshots, cleans up and assembles.
+    /// Runs the command, then concludes the capture ([`Ran::conclude`]).
     async fn run(self, progress: &mut ProgressReporter, ending: &mut Ending) -> Result<Evidence, CaptureError> {
         let Launched { host, request, mut guard, temp, mut interrupts, before, started_at, launch } = self;
         let resolved = &request.resolved;
@@ -542,6 +542,71 @@ impl Launched<'_> {
         };
         let outcome = running.run().await;
         let Running { decoder, recorder, interactions, journal, .. } = running;
+        let ran = Ran {
+            host,
+            request,
+            guard,
+            temp,
+            interrupts,
+            before,
+            started_at,
+            run,
+            sampler,
+            normalizer,
+            decoder,
+            recorder,
+            interactions,
+            journal,
+            outcome,
+        };
+        ran.conclude(progress, ending).await
+    }
+}
+
+/// A run whose command has ended (or was cancelled): what it recorded and
+/// what it still owns.
+struct Ran<'a> {
+    host: &'a Host,
+    request: &'a CaptureRequest,
+    guard: TreeGuard,
+    temp: tempfile::TempDir,
+    interrupts: Interrupts,
+    before: Snapshot,
+    started_at: String,
+    run: RunOwnership,
+    sampler: sampler::Sampler,
+    normalizer: Normalizer,
+    decoder: Utf8Stream,
+    recorder: TerminalRecorder,
+    interactions: Vec<crate::evidence::InteractionEvent>,
+    journal: Vec<(Instant, run::Collection, usize)>,
+    outcome: run::RunOutcome,
+}
+
+impl Ran<'_> {
+    /// Settles, snapshots, cleans up and assembles the record.
+    async fn conclude(self, progress: &mut ProgressReporter, ending: &mut Ending) -> Result<Evidence, CaptureError> {
+        let Ran {
+            host,
+            request,
+            mut guard,
+            temp,
+            mut interrupts,
+            before,
+            started_at,
+            run,
+            sampler,
+            normalizer,
+            decoder,
+            recorder,
+            interactions,
+            journal,
+            outcome,
+        } = self;
+        let resolved = &request.resolved;
+        let scenario = &resolved.scenario;
+        let limits = scenario.limits;
+        let root = run.root;
         ending.counts = Counts {
             frames: recorder.frame_count() as u64,
             samples: sampler.count(),
