@@ -282,9 +282,12 @@ fn nested_once(run: usize) -> Result<(), String> {
     std::fs::create_dir_all(&tmp).unwrap();
     let inner = sh(format!("{} & sleep 1000", marked(&marker, dir.path(), "trap '' HUP;")), 60_000);
     std::fs::write(dir.path().join("inner.json"), inner.to_string()).unwrap();
-    // The outer deadline SIGKILLs the inner rea (no finalization).
+    // Even runs: the outer deadline SIGKILLs the inner rea (no
+    // finalization). Odd runs: SIGTERM first, which the inner rea handles
+    // as a cancellation, so it also removes its own temporary root.
+    let finalization_ms = if run % 2 == 0 { 0 } else { 5000 };
     let outer = json!({"executable": rea_bin(), "arguments": ["capture-process", "inner.json", "--json"],
-                       "timeout_ms": 1500, "finalization_ms": 0});
+                       "timeout_ms": 1500, "finalization_ms": finalization_ms});
     std::fs::write(dir.path().join("outer.json"), outer.to_string()).unwrap();
     let out = Command::new(rea_bin())
         .args(["capture-process", "outer.json", "--json"])
@@ -308,6 +311,16 @@ fn nested_once(run: usize) -> Result<(), String> {
     }
     if result["exit"]["reason"] != "timeout" {
         return Err(format!("the inner rea was expected to reach the outer deadline: {}", result["exit"]));
+    }
+    if finalization_ms > 0 {
+        let left: Vec<_> = std::fs::read_dir(&tmp).unwrap().flatten().map(|e| e.file_name()).collect();
+        if !left.is_empty() {
+            return Err(format!("temporary roots left after a SIGTERMed inner rea: {left:?}"));
+        }
+        let inner_exit = &result["exit"]["finalization"];
+        if inner_exit["signals"][0]["signal"] != "SIGTERM" || inner_exit["exit_code"].is_null() {
+            return Err(format!("the inner rea did not end on SIGTERM: {inner_exit}"));
+        }
     }
     Ok(())
 }
