@@ -1,4 +1,10 @@
-//! Ownership proof on Linux: start identity, run token, and a pidfd.
+//! Ownership proof on Linux: lineage through `rea`'s own process tree, the
+//! run token where lineage cannot show it, start identity, and a pidfd.
+//!
+//! Lineage: `rea` is the child subreaper, so a descendant's live ancestor
+//! chain ends at a child of `rea`, whose PID cannot be reused until `rea`
+//! reaps it; each link is confirmed by re-reading the child after its parent
+//! (see `lineage`). The exact final check is `waitid(P_ALL)` -> `ECHILD`.
 //!
 //! A pidfd is opened *before* the identity check, so the descriptor names the
 //! process whose identity is then read: a PID reused after the check can never

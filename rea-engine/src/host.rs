@@ -300,11 +300,8 @@ pub enum SignalError {
 pub struct OwnershipClaim<'a> {
     /// The run token it must carry in its environment.
     pub token: &'a RunToken,
-    /// The session the launched process created. A backend whose kernel pins
-    /// a session ID while any member lives may accept membership of this
-    /// session, together with descent from `rea`, as proof for a process
-    /// whose environment no longer holds the token (for example after
-    /// `env -i`).
+    /// The session the launched process created (for relatedness; lineage
+    /// now proves descendants whatever their session or environment).
     pub session: Option<Pid>,
     /// The launched process. A process proven to descend from it (through
     /// the host's own process tree) is owned whatever its environment says.
@@ -314,8 +311,12 @@ pub struct OwnershipClaim<'a> {
 /// Proves ownership before any signal.
 pub trait OwnershipVerifier: Send + Sync {
     /// Verifies that `pid` is a live process satisfying `claim`, whose start
-    /// identity is `expected` when given; reads the identity before and after
-    /// the token so a PID reused during the read is not adopted.
+    /// identity is `expected` when given. Lineage first: a process the
+    /// backend proves, race-free, to descend from `claim.root` through its
+    /// own process tree is owned whatever its environment says (the ancestry
+    /// walk, the subreaper and `rea`'s own PID are the backend's business).
+    /// Otherwise the run token proves it. The identity is read before and
+    /// after so a PID reused during the checks is not adopted.
     fn verify(&self, pid: Pid, expected: Option<StartTime>, claim: &OwnershipClaim<'_>) -> Ownership;
     /// How signals reach owned processes (`pidfd` or `checked-kill`).
     fn mechanism(&self) -> &'static str;

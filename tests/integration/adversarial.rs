@@ -285,7 +285,7 @@ fn nested_once(run: usize) -> Result<(), String> {
     // Even runs: the outer deadline SIGKILLs the inner rea (no
     // finalization). Odd runs: SIGTERM first, which the inner rea handles
     // as a cancellation, so it also removes its own temporary root.
-    let finalization_ms = if run % 2 == 0 { 0 } else { 5000 };
+    let finalization_ms = if run.is_multiple_of(2) { 0 } else { 5000 };
     let outer = json!({"executable": rea_bin(), "arguments": ["capture-process", "inner.json", "--json"],
                        "timeout_ms": 1500, "finalization_ms": finalization_ms});
     std::fs::write(dir.path().join("outer.json"), outer.to_string()).unwrap();
