@@ -1,5 +1,6 @@
 //! Black-box tests of the built `rea` binary, one test binary for all.
 
+mod adversarial;
 mod asciicast;
 mod capture_process;
 mod cli;
