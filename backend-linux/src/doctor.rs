@@ -35,9 +35,9 @@ pub(crate) const PROBES: [Probe; 7] = [
     },
     Probe {
         name: "parent_death_signal",
-        requirement: Requirement::Informational,
+        requirement: Requirement::Required,
         run: parent_death_signal,
-        remediation: "Allow prctl(PR_SET_PDEATHSIG) if you rely on it elsewhere; rea's cleanup does not.",
+        remediation: "Allow prctl(PR_SET_PDEATHSIG) (not blocked by seccomp): rea arms it in every launched command so that a SIGKILLed rea takes the command with it, and refuses to launch without it.",
     },
     Probe {
         name: "cgroup_v2_delegation",
@@ -91,7 +91,7 @@ fn parent_death_signal() -> Result<String, String> {
     let _ = set_parent_process_death_signal(previous);
     match set {
         Ok(Some(Signal::TERM)) => {
-            Ok("prctl(PR_SET_PDEATHSIG) works; rea's cleanup does not rely on it (it verifies and signals each owned process)".into())
+            Ok("prctl(PR_SET_PDEATHSIG) works: each launched command gets SIGKILL if rea itself dies".into())
         }
         Ok(other) => Err(format!("prctl(PR_SET_PDEATHSIG) did not take effect (read back {other:?})")),
         Err(e) => Err(format!("prctl(PR_SET_PDEATHSIG) failed: {e}")),
@@ -200,10 +200,12 @@ mod tests {
     }
 
     #[test]
-    fn only_the_pty_and_procfs_are_required_for_capture() {
+    fn the_pty_procfs_and_parent_death_signal_are_required_for_capture() {
+        // The launch refuses to run a command whose death signal it could not
+        // arm, so a host without PR_SET_PDEATHSIG cannot capture.
         let required: Vec<&str> =
             PROBES.iter().filter(|p| p.requirement == Requirement::Required).map(|p| p.name).collect();
-        assert_eq!(required, ["pty_probe", "procfs"]);
+        assert_eq!(required, ["pty_probe", "procfs", "parent_death_signal"]);
     }
 
     #[test]

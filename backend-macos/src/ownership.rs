@@ -313,7 +313,7 @@ mod tests {
     fn verify(sys: &Arc<FakeSys>, reading: Result<Reading, String>, expected: Option<StartTime>) -> Ownership {
         let verifier = HelperVerifier::new(sys.clone(), Arc::new(FakeTokens(reading)));
         let token = RunToken::from_string(TOKEN.into());
-        verifier.verify(Pid(42), expected, &OwnershipClaim { token: &token, session: None })
+        verifier.verify(Pid(42), expected, &OwnershipClaim { token: &token, session: None, root: None })
     }
 
     #[test]

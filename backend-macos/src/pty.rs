@@ -142,6 +142,11 @@ impl PtyBackend for DarwinPty {
             .count()
     }
 
+    fn private_dir_permissions(&self) -> Option<std::fs::Permissions> {
+        use std::os::unix::fs::PermissionsExt;
+        Some(std::fs::Permissions::from_mode(0o700))
+    }
+
     fn spawn(&self, spec: &SpawnSpec) -> Result<Box<dyn PtyProcess>, HostError> {
         if let Some(check) = self.prerequisite {
             check().map_err(|e| HostError::Io {

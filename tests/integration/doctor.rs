@@ -34,7 +34,7 @@ fn doctor_runs_the_linux_checks_and_reports_capture_available() {
         assert!(["healthy", "degraded", "informational"].contains(&status), "{check}");
         assert!(!check["detail"].as_str().unwrap().is_empty(), "{check}");
     }
-    let informational = ["parent_death_signal", "cgroup_v2_delegation", "sha_extensions", "terminal_emulator"];
+    let informational = ["cgroup_v2_delegation", "sha_extensions", "terminal_emulator"];
     for check in
         doc["checks"].as_array().unwrap().iter().filter(|c| informational.contains(&c["name"].as_str().unwrap()))
     {
