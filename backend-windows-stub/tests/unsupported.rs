@@ -40,6 +40,6 @@ fn inspection_verification_and_fs_are_unsupported() {
 fn doctor_reports_the_windows_adapter_limitation() {
     let checks = rea_backend_windows_stub::diagnose();
     assert_eq!(checks.len(), 1);
-    assert_eq!(checks[0].classification, "unsupported_host");
+    assert_eq!(checks[0].classification, rea_engine::doctor::Classification::UnsupportedHost);
     assert!(checks[0].detail.contains("WSL"));
 }

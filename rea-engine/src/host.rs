@@ -414,8 +414,8 @@ pub enum CaptureSupport {
 pub struct Check {
     /// Stable name, e.g. `pty_probe`.
     pub name: String,
-    /// `healthy`, `missing_dependency` or `unsupported_host`.
-    pub classification: &'static str,
+    /// The check's status (see [`crate::doctor::Classification`]).
+    pub classification: crate::doctor::Classification,
     /// What was observed.
     pub detail: String,
     /// What to do when not healthy.
