@@ -28,7 +28,7 @@ use std::sync::mpsc::{Receiver, Sender, channel};
 use std::thread::JoinHandle;
 use std::time::Instant;
 
-pub use screen::EMULATOR;
+pub use screen::{EMULATOR, EMULATOR_NAME, EMULATOR_VERSION};
 
 use self::retain::RenderedLog;
 use self::screen::Screen;

@@ -6,6 +6,10 @@ use crate::evidence::RenderedFrame;
 /// Name and version of the emulator, recorded in every capture's manifest.
 /// A unit test keeps it equal to the version in `Cargo.lock`.
 pub const EMULATOR: &str = "avt 0.19.0";
+/// The emulator's crate name, as `rea doctor` reports it.
+pub const EMULATOR_NAME: &str = "avt";
+/// The emulator's version, as `rea doctor` reports it.
+pub const EMULATOR_VERSION: &str = "0.19.0";
 
 /// One rendered state, its exact size when known.
 #[derive(Debug, Clone)]

@@ -110,6 +110,7 @@ fn the_emulator_version_is_the_locked_one() {
         .map(|v| v.trim_end_matches('"'))
         .expect("avt in Cargo.lock");
     assert_eq!(EMULATOR, format!("avt {version}"));
+    assert_eq!(EMULATOR, format!("{} {}", super::EMULATOR_NAME, super::EMULATOR_VERSION));
 }
 
 #[test]
