@@ -29,5 +29,6 @@ rustc --version
 cargo fmt --version
 cargo clippy --version
 
+ci/setup-tmux.sh
 ci/setup-asciinema.sh
 ci/setup-mcp.sh

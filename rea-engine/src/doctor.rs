@@ -91,10 +91,12 @@ pub struct TerminalEmulator {
     pub version: &'static str,
 }
 
-/// The terminal emulator built into this engine: none yet, so captures
-/// record the terminal byte stream and no rendered frames. The renderer's
-/// module sets this when it lands.
-pub const TERMINAL_EMULATOR: Option<TerminalEmulator> = None;
+/// The terminal emulator built into this engine, which renders every
+/// capture's frames.
+pub const TERMINAL_EMULATOR: Option<TerminalEmulator> = Some(TerminalEmulator {
+    name: crate::capture::render::EMULATOR_NAME,
+    version: crate::capture::render::EMULATOR_VERSION,
+});
 
 /// The doctor report.
 #[derive(Debug, Clone, Serialize)]

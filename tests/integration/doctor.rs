@@ -43,4 +43,6 @@ fn doctor_runs_the_linux_checks_and_reports_capture_available() {
     let probe = doc["checks"].as_array().unwrap().iter().find(|c| c["name"] == "pty_probe").unwrap();
     assert_eq!(probe["classification"], "healthy");
     assert!(probe["detail"].as_str().unwrap().contains("exited 0"));
+    let emulator = doc["checks"].as_array().unwrap().iter().find(|c| c["name"] == "terminal_emulator").unwrap();
+    assert_eq!(emulator["detail"], "rendered frames come from avt 0.19.0");
 }

@@ -12,6 +12,7 @@ mod guard;
 pub mod normalize;
 mod owned;
 pub mod progress;
+pub mod render;
 mod run;
 mod sampler;
 pub mod terminal;
@@ -286,19 +287,25 @@ pub fn child_environment(
 struct FinalStates {
     disposition: &'static str,
     owned_process_group: &'static str,
+    terminal_renderer: &'static str,
     temporary_root: &'static str,
 }
 
 impl FinalStates {
     /// States of a run that ended before anything was launched.
     fn before_launch(disposition: &'static str) -> FinalStates {
-        FinalStates { disposition, owned_process_group: "not_started", temporary_root: "not_created" }
+        FinalStates {
+            disposition,
+            owned_process_group: "not_started",
+            terminal_renderer: "not_started",
+            temporary_root: "not_created",
+        }
     }
 
     fn text(&self) -> String {
         format!(
-            "disposition={} owned_process_group={} terminal_renderer=not_required temporary_root={}",
-            self.disposition, self.owned_process_group, self.temporary_root
+            "disposition={} owned_process_group={} terminal_renderer={} temporary_root={}",
+            self.disposition, self.owned_process_group, self.terminal_renderer, self.temporary_root
         )
     }
 }
@@ -519,7 +526,17 @@ impl Launched<'_> {
             limits.output_bytes,
             limits.frames,
             scenario.normalization.time_bucket_ms,
-        );
+        )
+        .with_renderer(render::Renderer::start(
+            render::RenderSettings {
+                columns: scenario.terminal.columns,
+                rows: scenario.terminal.rows,
+                scrollback: scenario.terminal.scrollback,
+                budget_bytes: limits.output_bytes,
+                frame_limit: limits.frames,
+            },
+            normalizer.clone(),
+        ));
         let mut running = Running {
             host,
             scenario,
@@ -541,7 +558,8 @@ impl Launched<'_> {
             interrupts_open: true,
         };
         let outcome = running.run().await;
-        let Running { decoder, recorder, interactions, journal, .. } = running;
+        let Running { decoder, mut recorder, interactions, journal, .. } = running;
+        ending.states.terminal_renderer = recorder.stop_renderer().map_or("not_started", render::RendererState::as_str);
         let ran = Ran {
             host,
             request,
@@ -647,6 +665,7 @@ impl Ran<'_> {
                 Ok(_) => "failed",
             },
             owned_process_group: if report.verified { "cleaned" } else { "failed" },
+            terminal_renderer: ending.states.terminal_renderer,
             temporary_root: if temp_removed { "cleaned" } else { "failed" },
         };
         let after = match after {

@@ -155,6 +155,7 @@ impl<'a> Running<'a> {
 
     fn record_interaction(&mut self, mut event: InteractionEvent) {
         event.sequence = self.interactions.len() as u64;
+        self.recorder.pin_screen();
         self.journal.push((Instant::now(), Collection::Interactions, self.interactions.len()));
         self.interactions.push(event);
     }
@@ -235,9 +236,12 @@ impl<'a> Running<'a> {
                 }
                 Event::Resize { columns, rows, .. } => {
                     let mut record = record;
-                    if let Err(e) = self.process.resize(TermSize { columns: *columns, rows: *rows }) {
-                        record.outcome = "failed".into();
-                        record.reason = Some(e.to_string());
+                    match self.process.resize(TermSize { columns: *columns, rows: *rows }) {
+                        Ok(()) => self.recorder.resize(*columns, *rows, ms_between(now, self.launch)),
+                        Err(e) => {
+                            record.outcome = "failed".into();
+                            record.reason = Some(e.to_string());
+                        }
                     }
                     self.record_interaction(record);
                 }

@@ -68,6 +68,10 @@ pub struct Manifest {
     pub architecture: String,
     /// The PTY mechanism used.
     pub pty_backend: String,
+    /// The terminal emulator that produced `rendered_frames`, as
+    /// `"<crate> <version>"` (absent in captures from builds without one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub terminal_emulator: Option<String>,
     /// ISO-8601 UTC with milliseconds, just before launch.
     pub started_at: String,
     /// ISO-8601 UTC with milliseconds, when the record was assembled.
