@@ -5,14 +5,22 @@ use std::path::Path;
 use rea_engine::UserError;
 use rea_engine::compare::{Side, TraceSpec, compare, parse_trace_spec};
 use rea_engine::evidence::{CaptureRecord, Evidence, import_capture};
-use rea_engine::input::read_json_file;
+use rea_engine::input::{InputError, parse_json_bytes, read_capped, read_json_file};
 
 use crate::Outcome;
 use crate::cli::CompareArgs;
-use crate::errors::failure;
+use crate::errors::{CliError, failure};
 
 fn load(path: &Path) -> Result<(Evidence, CaptureRecord), Box<dyn UserError>> {
-    let value = read_json_file("capture", path).map_err(|e| Box::new(e) as Box<dyn UserError>)?;
+    let bytes = read_capped("capture", path).map_err(|e| Box::new(e) as Box<dyn UserError>)?;
+    let value = match parse_json_bytes("capture", path, &bytes) {
+        Ok(value) => value,
+        // rea's default output is TOON: say exactly what to do with it.
+        Err(InputError::InvalidJson { .. }) if crate::document::decode_toon_evidence(&bytes).is_some() => {
+            return Err(Box::new(CliError::ToonCapture { path: path.to_owned() }));
+        }
+        Err(e) => return Err(Box::new(e)),
+    };
     import_capture(&path.display().to_string(), value).map_err(|e| Box::new(e) as Box<dyn UserError>)
 }
 

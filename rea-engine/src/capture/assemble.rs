@@ -8,9 +8,10 @@ use serde_json::json;
 use super::CaptureRequest;
 use super::normalize::{Normalizer, replace_number};
 use super::owned::CleanupReport;
+use super::render::{EMULATOR, RendererState};
 use super::run::{Collection, RunOutcome};
 use super::sampler::SamplerResult;
-use super::terminal::TerminalRecorder;
+use super::terminal::{TerminalOutput, TerminalRecorder};
 use crate::BuildInfo;
 use crate::evidence::{
     CAPTURE_SCHEMA_VERSION, CaptureRecord, Cleanup, CleanupOutcome, Evidence, Exit, ExitReason, Finalization,
@@ -33,9 +34,11 @@ pub(super) const LIMIT_SNAPSHOTS: &str = "Filesystem observations are before/aft
 pub(super) const LIMIT_NETWORK: &str = "The harness does not enforce external network isolation.";
 /// Always-present limitation: the inherited environment is not recorded.
 pub(super) const LIMIT_ENVIRONMENT: &str = "The command inherited the host environment; inherited values are not recorded, so their influence may remain unknown.";
-/// Limitation of this build: no terminal renderer.
-pub(super) const LIMIT_NO_RENDERER: &str =
-    "This build does not render terminal states: rendered_frames is empty and comparisons rely on raw frames.";
+/// Limitation when raw chunks were omitted: they were not rendered either.
+pub(super) const LIMIT_RENDERED_FROM_RETAINED: &str = "Rendered terminal states are built from the retained chunks only; omitted chunks were not rendered, so later screens may differ from what the terminal showed.";
+/// Limitation when the renderer failed.
+pub(super) const LIMIT_RENDERER_FAILED: &str =
+    "The terminal renderer failed during the capture; rendered_frames is empty and comparisons rely on raw frames.";
 
 pub(super) struct Assembly<'a> {
     pub(super) request: &'a CaptureRequest,
@@ -91,6 +94,20 @@ fn normalize_command(command: &str, normalizer: &Normalizer, pids: &[String]) ->
     text.trim().to_owned()
 }
 
+/// Rendered accounting when no renderer ran: nothing was observed.
+fn empty_rendered(scenario: &crate::scenario::Scenario) -> RenderedTerminalTruncation {
+    RenderedTerminalTruncation {
+        truncated: true,
+        budget_bytes: scenario.limits.output_bytes,
+        frame_limit: scenario.limits.frames,
+        observed_bytes: 0,
+        retained_bytes: 0,
+        observed_frames: 0,
+        retained_frames: 0,
+        unknown_size_frames: 0,
+    }
+}
+
 impl Assembly<'_> {
     pub(super) fn assemble(self) -> Result<Evidence, serde_json::Error> {
         let resolved = &self.request.resolved;
@@ -112,11 +129,16 @@ impl Assembly<'_> {
             comparison_contract_sha256: digest(&contract)?,
             executable_sha256: resolved.executable_sha256.clone(),
             normalization_sha256: digest(&normalization)?,
+            terminal_emulator: Some(EMULATOR.to_owned()),
             scenario: scenario_value,
             comparison_contract: contract,
         };
 
-        let (frames, raw, normalized) = self.recorder.finish(self.decoder_invalid_bytes);
+        let TerminalOutput { frames, raw, normalized, rendered } = self.recorder.finish(self.decoder_invalid_bytes);
+        let (rendered_frames, rendered, renderer_state) = match rendered {
+            Some(r) => (r.frames, r.account, r.state),
+            None => (Vec::new(), empty_rendered(scenario), RendererState::Failed),
+        };
 
         // Process samples, identifiers normalized to ordinals.
         let map = ordinals(self.root_pid, &self.sampled);
@@ -151,6 +173,9 @@ impl Assembly<'_> {
                 (*at, 0, name, *i)
             })
             .collect();
+        entries.extend(
+            rendered_frames.iter().enumerate().map(|(i, (at, _))| (*at, 0, JournalCollection::RenderedFrames, i)),
+        );
         entries.extend(
             self.sampled.samples.iter().enumerate().map(|(i, s)| (s.recorded, 1, JournalCollection::ProcessSamples, i)),
         );
@@ -203,16 +228,6 @@ impl Assembly<'_> {
         let filesystem_effects = if selected { crate::fs::effects(&self.before, &self.after) } else { Vec::new() };
 
         let sampling_partial = self.sampled.limit_reached || self.sampled.failures > 0;
-        let rendered = RenderedTerminalTruncation {
-            truncated: false,
-            budget_bytes: scenario.limits.output_bytes,
-            frame_limit: scenario.limits.frames,
-            observed_bytes: 0,
-            retained_bytes: 0,
-            observed_frames: 0,
-            retained_frames: 0,
-            unknown_size_frames: 0,
-        };
         let truncation_details = TruncationDetails {
             raw_terminal: raw,
             normalized_terminal: Some(normalized),
@@ -238,7 +253,11 @@ impl Assembly<'_> {
         limitations.push(LIMIT_SNAPSHOTS.to_owned());
         limitations.push(LIMIT_NETWORK.to_owned());
         limitations.push(LIMIT_ENVIRONMENT.to_owned());
-        limitations.push(LIMIT_NO_RENDERER.to_owned());
+        if renderer_state == RendererState::Failed {
+            limitations.push(LIMIT_RENDERER_FAILED.to_owned());
+        } else if truncation_details.raw_terminal.truncated {
+            limitations.push(LIMIT_RENDERED_FROM_RETAINED.to_owned());
+        }
         if let Some(count) = self.redactions {
             limitations.push(super::redact::redaction_limitation(count + secrets.redactions()));
         }
@@ -274,7 +293,7 @@ impl Assembly<'_> {
             manifest,
             normalization,
             frames,
-            rendered_frames: Vec::new(),
+            rendered_frames: rendered_frames.into_iter().map(|(_, f)| f).collect(),
             interaction_events: self.interactions,
             exit,
             settlement,
@@ -289,7 +308,10 @@ impl Assembly<'_> {
             residual_unknowns,
             cleanup: Cleanup {
                 owned_process_group: OwnedGroupOutcome::Verified,
-                terminal_renderer: RendererOutcome::NotRequired,
+                terminal_renderer: match renderer_state {
+                    RendererState::Cleaned => RendererOutcome::Disposed,
+                    RendererState::Failed => RendererOutcome::Failed,
+                },
                 temporary_root: if self.temporary_root_removed {
                     TemporaryRootOutcome::Removed
                 } else {

@@ -11,8 +11,15 @@
 //! remaining original-text budget, and its normalized text fits the remaining
 //! normalized-text budget (both `limits.output_bytes`). A later, smaller chunk
 //! can still fit after an omission.
+//!
+//! Each retained chunk's original text, and each dispatched resize, is handed
+//! to the renderer (`render`), which produces the rendered states off the
+//! read path. Omitted chunks are never rendered.
+
+use std::time::Instant;
 
 use super::normalize::{Normalized, Normalizer};
+use super::render::{Rendered, Renderer, RendererState};
 use crate::evidence::{Frame, NormalizedTerminalTruncation, RawTerminalTruncation};
 
 /// Decodes a byte stream as UTF-8 across chunk boundaries.
@@ -85,6 +92,8 @@ pub struct TerminalRecorder {
     frames: Vec<Frame>,
     raw: RawTerminalTruncation,
     normalized: NormalizedTerminalTruncation,
+    renderer: Option<Renderer>,
+    rendered: Option<Rendered>,
 }
 
 impl TerminalRecorder {
@@ -114,7 +123,44 @@ impl TerminalRecorder {
                 omitted_frames: 0,
                 unknown_size_frames: 0,
             },
+            renderer: None,
+            rendered: None,
         }
+    }
+
+    /// Renders every retained chunk and resize with `renderer`.
+    pub fn with_renderer(mut self, renderer: Renderer) -> TerminalRecorder {
+        self.renderer = Some(renderer);
+        self
+    }
+
+    fn bucket(&self, elapsed_ms: u64) -> u64 {
+        elapsed_ms / self.time_bucket_ms * self.time_bucket_ms
+    }
+
+    /// A resize was dispatched `elapsed_ms` after launch: a rendered state follows it.
+    pub fn resize(&mut self, columns: u16, rows: u16, elapsed_ms: u64) {
+        let at_ms = self.bucket(elapsed_ms);
+        if let Some(r) = self.renderer.as_mut() {
+            r.resize(columns, rows, Instant::now(), at_ms);
+        }
+    }
+
+    /// A scripted event was dispatched: the current screen is its boundary
+    /// and is kept in preference to intermediate states.
+    pub fn pin_screen(&mut self) {
+        if let Some(r) = self.renderer.as_mut() {
+            r.pin();
+        }
+    }
+
+    /// Stops the renderer after the last chunk (the final screen is pinned)
+    /// and reports its cleanup state; `None` when there was none.
+    pub fn stop_renderer(&mut self) -> Option<RendererState> {
+        if let Some(r) = self.renderer.take() {
+            self.rendered = Some(r.finish());
+        }
+        self.rendered.as_ref().map(|r| r.state)
     }
 
     /// Offers one decoded chunk observed `elapsed_ms` after launch; returns
@@ -155,12 +201,11 @@ impl TerminalRecorder {
         self.normalized.retained_bytes += data.len() as u64;
         let raw_data = (data != text).then(|| text.to_owned());
         let index = self.frames.len();
-        self.frames.push(Frame {
-            sequence: index as u64,
-            at_ms: elapsed_ms / self.time_bucket_ms * self.time_bucket_ms,
-            data,
-            raw_data,
-        });
+        let at_ms = self.bucket(elapsed_ms);
+        if let Some(r) = self.renderer.as_mut() {
+            r.chunk(text, Instant::now(), at_ms);
+        }
+        self.frames.push(Frame { sequence: index as u64, at_ms, data, raw_data });
         Some(index)
     }
 
@@ -169,14 +214,26 @@ impl TerminalRecorder {
         self.frames.len()
     }
 
-    /// The frames and accounting.
-    pub fn finish(
-        mut self,
-        invalid_utf8_bytes: u64,
-    ) -> (Vec<Frame>, RawTerminalTruncation, NormalizedTerminalTruncation) {
+    /// The frames, the rendered states (stopping the renderer if it still
+    /// runs) and the accounting.
+    pub fn finish(mut self, invalid_utf8_bytes: u64) -> TerminalOutput {
         self.raw.invalid_utf8_bytes = invalid_utf8_bytes;
-        (self.frames, self.raw, self.normalized)
+        self.stop_renderer();
+        TerminalOutput { frames: self.frames, raw: self.raw, normalized: self.normalized, rendered: self.rendered }
     }
+}
+
+/// Everything the terminal side of a capture recorded.
+#[derive(Debug)]
+pub struct TerminalOutput {
+    /// Retained chunks.
+    pub frames: Vec<Frame>,
+    /// `truncation_details.raw_terminal`.
+    pub raw: RawTerminalTruncation,
+    /// `truncation_details.normalized_terminal`.
+    pub normalized: NormalizedTerminalTruncation,
+    /// Rendered states, when a renderer ran.
+    pub rendered: Option<Rendered>,
 }
 
 #[cfg(test)]
@@ -211,7 +268,7 @@ mod tests {
         assert_eq!(r.offer("12345678", 3), Some(0));
         assert_eq!(r.offer("abc", 14), None);
         assert_eq!(r.offer("xy", 27), Some(1));
-        let (frames, raw, norm) = r.finish(0);
+        let TerminalOutput { frames, raw, normalized: norm, .. } = r.finish(0);
         assert_eq!(
             frames.iter().map(|f| (f.at_ms, f.data.as_str())).collect::<Vec<_>>(),
             [(0, "12345678"), (20, "xy")]
@@ -226,7 +283,7 @@ mod tests {
         let mut r = TerminalRecorder::new(plain(), 100, 1, 10);
         assert_eq!(r.offer("a", 0), Some(0));
         assert_eq!(r.offer("b", 0), None);
-        let (_, raw, _) = r.finish(0);
+        let raw = r.finish(0).raw;
         assert_eq!(raw.omitted_for_frame_limit, 1);
     }
 
@@ -242,7 +299,7 @@ mod tests {
         let mut r = TerminalRecorder::new(Normalizer::new(&settings, &HostValues::default()), 8, 100, 10);
         assert_eq!(r.offer("ab", 0), Some(0));
         assert_eq!(r.offer("aa", 0), None);
-        let (frames, raw, norm) = r.finish(0);
+        let TerminalOutput { frames, raw, normalized: norm, .. } = r.finish(0);
         assert_eq!(frames[0].data, "AAAAb");
         assert_eq!(frames[0].raw_data.as_deref(), Some("ab"));
         assert_eq!(raw.omitted_for_normalized_budget, 1);

@@ -114,6 +114,10 @@ pub struct Manifest {
     pub architecture: String,
     /// The PTY mechanism used.
     pub pty_backend: String,
+    /// The terminal emulator that produced `rendered_frames`, as
+    /// `"<crate> <version>"` (absent in captures from builds without one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub terminal_emulator: Option<String>,
     /// ISO-8601 UTC with milliseconds, just before launch.
     pub started_at: String,
     /// ISO-8601 UTC with milliseconds, when the record was assembled.
@@ -331,8 +335,8 @@ pub struct ResidualUnknown {
 pub struct Cleanup {
     /// `verified` when no owned process remained after cleanup.
     pub owned_process_group: OwnedGroupOutcome,
-    /// `released` when the terminal renderer was shut down; `not_required`
-    /// when this build renders nothing.
+    /// `disposed` when the terminal renderer's thread was joined, `failed`
+    /// when it panicked.
     pub terminal_renderer: RendererOutcome,
     /// `removed` when the private temporary root was deleted, else `remove_failed`.
     pub temporary_root: TemporaryRootOutcome,

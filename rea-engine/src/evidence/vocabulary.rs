@@ -250,10 +250,10 @@ vocabulary! {
 vocabulary! {
     /// The terminal renderer after the run (`cleanup.terminal_renderer`).
     RendererOutcome {
-        /// This build renders no terminal states.
-        NotRequired = "not_required",
-        /// The renderer was shut down.
-        Released = "released",
+        /// The renderer's thread finished and was joined.
+        Disposed = "disposed",
+        /// The renderer's thread panicked; its states are lost.
+        Failed = "failed",
     }
 }
 

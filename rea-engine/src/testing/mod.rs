@@ -235,6 +235,7 @@ pub fn capture_record(r: &ResolvedScenario) -> CaptureRecord {
             platform: platform_name().into(),
             architecture: architecture_name().into(),
             pty_backend: "test-fixture".into(),
+            terminal_emulator: None,
             started_at: "2026-11-30T00:00:00.000Z".into(),
             completed_at: "2026-11-30T00:00:01.250Z".into(),
             full_scenario_sha256: digest(&scenario).unwrap_or_default(),
@@ -265,7 +266,7 @@ pub fn capture_record(r: &ResolvedScenario) -> CaptureRecord {
         residual_unknowns,
         cleanup: Cleanup {
             owned_process_group: OwnedGroupOutcome::Verified,
-            terminal_renderer: RendererOutcome::Released,
+            terminal_renderer: RendererOutcome::Disposed,
             temporary_root: TemporaryRootOutcome::Removed,
             signal_mechanism: "pidfd".into(),
             unverified_processes: Vec::new(),

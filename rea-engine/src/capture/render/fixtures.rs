@@ -1,0 +1,176 @@
+//! Byte streams that break terminal emulators, each with the screen size it
+//! runs at. The oracle (`oracle.rs`) replays them in tmux; `expected/` holds
+//! the screens tmux showed, so the test stays meaningful without tmux.
+
+/// One step of a fixture.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Step {
+    /// Bytes written to the terminal (already through the line discipline:
+    /// newlines are `\r\n`).
+    Feed(&'static str),
+    /// A resize to columns x rows.
+    Resize(u16, u16),
+}
+
+/// A named stream and its initial size.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Fixture {
+    pub(crate) name: &'static str,
+    pub(crate) columns: u16,
+    pub(crate) rows: u16,
+    pub(crate) steps: &'static [Step],
+}
+
+use Step::{Feed, Resize};
+
+/// The fixture table.
+pub(crate) const FIXTURES: &[Fixture] = &[
+    Fixture {
+        name: "wrap_at_last_column",
+        columns: 10,
+        rows: 4,
+        steps: &[Feed("0123456789\r\nabcdefghijKLM\r\n0123456789"), Feed("X")],
+    },
+    Fixture { name: "pending_wrap_then_cr", columns: 10, rows: 3, steps: &[Feed("0123456789\rAB\r\nnext")] },
+    Fixture {
+        name: "progress_rewritten_in_place",
+        columns: 20,
+        rows: 3,
+        steps: &[Feed("progress  10%"), Feed("\rprogress  55%"), Feed("\rprogress 100%\r\ndone")],
+    },
+    Fixture {
+        name: "alternate_screen_left",
+        columns: 20,
+        rows: 4,
+        steps: &[Feed("shell line\r\n$ "), Feed("\x1b[?1049h\x1b[H\x1b[2JFULL SCREEN"), Feed("\x1b[?1049l")],
+    },
+    Fixture {
+        name: "alternate_screen_active",
+        columns: 20,
+        rows: 4,
+        steps: &[Feed("shell line\r\n$ \x1b[?1049h\x1b[H\x1b[2J\x1b[2;3Hmenu\x1b[4;1Hstatus")],
+    },
+    Fixture {
+        name: "scroll_region",
+        columns: 12,
+        rows: 6,
+        steps: &[Feed("HEADER\r\n\x1b[6;1HFOOTER\x1b[2;5r\x1b[2;1Hone\r\ntwo\r\nthree\r\nfour\r\nfive\r\nsix\x1b[r")],
+    },
+    Fixture {
+        name: "reverse_index_in_region",
+        columns: 10,
+        rows: 5,
+        steps: &[Feed("a\r\nb\r\nc\r\nd\r\ne\x1b[2;4r\x1b[2;1H\x1bMnew\x1b[r")],
+    },
+    Fixture {
+        name: "cursor_save_restore",
+        columns: 20,
+        rows: 4,
+        steps: &[Feed("start\x1b7\x1b[3;10Hfar\x1b8-back\x1b[s\x1b[4;1Hbottom\x1b[u+csi")],
+    },
+    Fixture {
+        name: "insert_delete_lines",
+        columns: 10,
+        rows: 6,
+        steps: &[Feed("1\r\n2\r\n3\r\n4\r\n5\r\n6\x1b[2;1H\x1b[2L\x1b[5;1H\x1b[1M")],
+    },
+    Fixture {
+        name: "insert_delete_erase_chars",
+        columns: 16,
+        rows: 3,
+        steps: &[Feed("abcdefghij\x1b[1;3H\x1b[2@\x1b[2;1Hklmnopqrst\x1b[2;3H\x1b[3P\x1b[3;1Huvwxyz\x1b[3;2H\x1b[2X")],
+    },
+    Fixture {
+        name: "erase_in_line_variants",
+        columns: 12,
+        rows: 3,
+        steps: &[Feed(
+            "aaaaaaaaaa\x1b[1;5H\x1b[K\x1b[2;1Hbbbbbbbbbb\x1b[2;5H\x1b[1K\x1b[3;1Hcccccccccc\x1b[3;5H\x1b[2Kz",
+        )],
+    },
+    Fixture {
+        name: "erase_in_display_variants",
+        columns: 8,
+        rows: 6,
+        steps: &[Feed(
+            "11111111\r\n22222222\r\n33333333\r\n44444444\r\n55555555\r\n666666\x1b[2;4H\x1b[1J\x1b[5;4H\x1b[0J",
+        )],
+    },
+    Fixture {
+        name: "clear_screen_and_home",
+        columns: 10,
+        rows: 3,
+        steps: &[Feed("old\r\nold\r\nold"), Feed("\x1b[H\x1b[2Jnew\x1b[3;1Hend")],
+    },
+    Fixture {
+        name: "wide_cjk",
+        columns: 9,
+        rows: 4,
+        steps: &[Feed("日本語テキスト\r\nab漢字cd\x1b[3;1H1234567\u{4E2D}")],
+    },
+    Fixture { name: "emoji", columns: 12, rows: 3, steps: &[Feed("a\u{1F600}b\u{1F680}c\r\n\u{2705} ok")] },
+    Fixture {
+        name: "combining_marks",
+        columns: 12,
+        rows: 3,
+        steps: &[Feed("cafe\u{301} na\u{303}o\r\nx\u{308}y\u{20DD}")],
+    },
+    Fixture {
+        name: "sgr_colours_and_attributes",
+        columns: 30,
+        rows: 3,
+        steps: &[Feed(
+            "\x1b[1;31mred\x1b[0m \x1b[4;38;5;123mx256\x1b[0m \x1b[7;48;2;10;20;30mrgb\x1b[m\r\n\x1b[3;9mitalic-strike\x1b[0m end",
+        )],
+    },
+    Fixture {
+        name: "tabs_and_tab_stops",
+        columns: 30,
+        rows: 3,
+        steps: &[Feed("a\tb\tc\r\n\x1b[3g\x1b[5G\x1bH\x1b[12G\x1bH\rx\ty\tz\r\n\tq")],
+    },
+    Fixture {
+        name: "origin_mode",
+        columns: 12,
+        rows: 6,
+        steps: &[Feed("\x1b[3;5r\x1b[?6h\x1b[1;1Htop-of-rgn\x1b[3;2Hin\x1b[?6l\x1b[1;1Hhome\x1b[r")],
+    },
+    Fixture {
+        name: "line_drawing_charset",
+        columns: 10,
+        rows: 3,
+        steps: &[Feed("\x1b(0lqqk\r\nx  x\r\nmqqj\x1b(B OK")],
+    },
+    Fixture {
+        name: "resize_wider_taller_with_scrollback",
+        columns: 10,
+        rows: 4,
+        steps: &[Feed("line1\r\nline2\r\nline3\r\nline4\r\nline5\r\nline6"), Resize(14, 6), Feed("\r\nafter")],
+    },
+    Fixture {
+        name: "resize_narrower_shorter",
+        columns: 12,
+        rows: 5,
+        steps: &[Feed("abcdefghij\r\nshort\r\n0123456789AB\r\nlast"), Resize(6, 3), Feed("!")],
+    },
+    Fixture {
+        name: "resize_in_alternate_screen",
+        columns: 16,
+        rows: 4,
+        steps: &[
+            Feed("\x1b[?1049h\x1b[H\x1b[2Jtop\x1b[4;1Hbottom"),
+            Resize(20, 6),
+            Feed("\x1b[H\x1b[2Jtop\x1b[6;1Hbottom 20x6"),
+        ],
+    },
+    Fixture {
+        name: "curses_like_redraw",
+        columns: 20,
+        rows: 5,
+        steps: &[
+            Feed("\x1b[?1049h\x1b[?25l\x1b[H\x1b[2J\x1b[1;1H\x1b[7m Title       \x1b[m\x1b[3;2Hitem 1\x1b[4;2Hitem 2"),
+            Feed("\x1b[3;1H>\x1b[4;1H \x1b[5;1H\x1b[K42%"),
+            Feed("\x1b[3;1H \x1b[4;1H>\x1b[5;1H\x1b[K100%\x1b[?25h"),
+        ],
+    },
+];
