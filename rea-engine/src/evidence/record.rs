@@ -336,7 +336,7 @@ pub struct Cleanup {
     /// `verified` when no owned process remained after cleanup.
     pub owned_process_group: OwnedGroupOutcome,
     /// `disposed` when the terminal renderer's thread was joined, `failed`
-    /// when it panicked.
+    /// when it panicked (`not_required` in records of builds without one).
     pub terminal_renderer: RendererOutcome,
     /// `removed` when the private temporary root was deleted, else `remove_failed`.
     pub temporary_root: TemporaryRootOutcome,

@@ -250,6 +250,9 @@ vocabulary! {
 vocabulary! {
     /// The terminal renderer after the run (`cleanup.terminal_renderer`).
     RendererOutcome {
+        /// Written by builds without a terminal renderer (read back, never
+        /// written by this build).
+        NotRequired = "not_required",
         /// The renderer's thread finished and was joined.
         Disposed = "disposed",
         /// The renderer's thread panicked; its states are lost.
