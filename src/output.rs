@@ -33,12 +33,42 @@ pub(crate) fn render(doc: &Value, format: Format) -> String {
     text
 }
 
-/// Writes `doc` to stdout. A closed pipe is not an error.
+/// Writes `doc` to stdout. A closed pipe is not an error. JSON is written
+/// as it is serialized, so no second copy of the document is built; TOON
+/// needs its whole text first.
 pub(crate) fn print(doc: &Value, format: Format) -> std::io::Result<()> {
-    let text = render(doc, format);
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+    let out = std::io::stdout().lock();
+    let result = match format {
+        Format::Json => write_json(doc, out),
+        Format::Toon => {
+            let text = render(doc, format);
+            let mut out = out;
+            out.write_all(text.as_bytes()).and_then(|()| out.flush())
+        }
+    };
+    match result {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         other => other,
+    }
+}
+
+/// Streams pretty JSON and a final newline to `out`.
+fn write_json(doc: &Value, out: impl Write) -> std::io::Result<()> {
+    let mut out = std::io::BufWriter::with_capacity(64 * 1024, out);
+    serde_json::to_writer_pretty(&mut out, doc).map_err(std::io::Error::from)?;
+    out.write_all(b"\n")?;
+    out.flush()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn streamed_json_is_the_rendered_json() {
+        let doc = serde_json::json!({"b": [1, {"c": "d\u{1b}"}], "a": null});
+        let mut streamed = Vec::new();
+        write_json(&doc, &mut streamed).unwrap();
+        assert_eq!(String::from_utf8(streamed).unwrap(), render(&doc, Format::Json));
     }
 }

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use rea_backend_linux::fs::LinuxFs;
 use rea_engine::evidence::{
-    EnumerationOmission, FileEffect, FileState, FilesystemTruncation, HashOmission, RootCoverage,
+    EffectStatus, EnumerationOmission, FileEffect, FileState, FilesystemTruncation, HashOmission, RootCoverage,
 };
 use rea_engine::fs::{FsKind, FsProbe, Snapshot, effects, snapshot};
 use rea_engine::scenario::Limits;
@@ -56,7 +56,7 @@ fn state(root: &Path, relative: &str, sha256: Option<&str>) -> FileState {
         path: format!("root_0:{relative}"),
         mode: metadata.mode(),
         size: metadata.size(),
-        kind: kind.to_owned(),
+        kind: kind.parse().expect("a file kind"),
         sha256: sha256.map(str::to_owned),
         symlink_target,
     }
@@ -208,7 +208,7 @@ fn effects_between_two_snapshots_of_a_real_tree() {
     std::fs::write(root.join("sub/new"), "").unwrap();
     let after = take(&[root], &limits);
     let found: Vec<(String, String)> =
-        effects(&before, &after).into_iter().map(|effect| (effect.path, effect.status)).collect();
+        effects(&before, &after).into_iter().map(|effect| (effect.path, effect.status.to_string())).collect();
     let root_status = if before.files[0] == after.files[0] { "unchanged" } else { "modified" };
     let sub_status = if before.files[9] == after.files[8] { "unchanged" } else { "modified" };
     let expected = [
@@ -232,7 +232,7 @@ fn effects_between_two_snapshots_of_a_real_tree() {
         modified,
         FileEffect {
             path: "root_0:hello.txt".to_owned(),
-            status: "modified".to_owned(),
+            status: EffectStatus::Modified,
             before: Some(hello_before),
             after: Some(state(root, "hello.txt", Some(CHANGED_SHA256))),
             reason: None,

@@ -48,7 +48,7 @@ pub(crate) fn run(args: CaptureProcessArgs) -> Outcome {
     };
     // A failed cleanup is retried (the engine's policy) before the error is printed.
     match capture_with_cleanup_retry(&host, request, Arc::new(StderrProgress)) {
-        Ok(evidence) => Outcome { document: serde_json::to_value(evidence).unwrap_or_default(), success: true },
+        Ok(evidence) => Outcome { document: evidence.into_value(), success: true },
         Err(e) => failure(&e),
     }
 }

@@ -306,20 +306,23 @@ fn a_process_that_drops_the_token_is_still_owned_through_its_session() {
 
 #[test]
 fn an_unread_input_does_not_hold_back_the_deadline() {
-    // In raw mode the terminal keeps unread input and stops accepting more,
-    // so 1 MB cannot all be written to a program that never reads. (In
+    // In raw mode the terminal keeps unread input and stops accepting more
+    // (about 68 KiB), so the largest input a scenario may hold (256 KiB in
+    // 4 KiB events) cannot all be written to a program that never reads. (In
     // canonical mode the line discipline discards what it cannot hold.)
+    let events: Vec<Value> =
+        (0..64).map(|_| json!({"type": "input", "at_ms": 300, "data": "a".repeat(4096)})).collect();
     let c = capture(json!({
         "executable": "sh",
         "arguments": ["-c", "stty raw -echo; exec sleep 60"],
-        "events": [{"type": "input", "at_ms": 300, "data": "a".repeat(1_000_000)}],
+        "events": events,
         "timeout_ms": 1500,
         "settle_ms": 0
     }));
     assert_eq!(c.status, 0, "{}", c.stdout);
     let r = result(&c);
     assert_eq!((r["exit"]["reason"].as_str(), r["exit"]["signal"].as_i64()), (Some("timeout"), Some(9)));
-    let event = &r["interaction_events"][0];
+    let event = &r["interaction_events"][63];
     assert_eq!(event["outcome"], "target_exited", "the write could not have completed");
     assert_eq!(event["data"], "<not-dispatched>");
 }

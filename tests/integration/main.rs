@@ -10,6 +10,7 @@ mod compare_trace;
 mod doctor;
 mod filesystem;
 mod mcp;
+mod redaction;
 mod rendered_terminal;
 mod sandbox;
 mod scenario_rejection;

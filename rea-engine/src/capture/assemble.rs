@@ -14,10 +14,12 @@ use super::sampler::SamplerResult;
 use super::terminal::{TerminalOutput, TerminalRecorder};
 use crate::BuildInfo;
 use crate::evidence::{
-    CAPTURE_SCHEMA_VERSION, CaptureRecord, Cleanup, Evidence, Exit, Finalization, JournalEntry, Manifest,
-    PROVIDER_VERSION, ProcessSample, ProcessTruncation, RenderedTerminalTruncation, ResidualUnknown, Settlement,
-    TruncationDetails, UnverifiedProcess, architecture_name, capture_evidence, digest, now_iso8601, platform_name,
+    CAPTURE_SCHEMA_VERSION, CaptureRecord, Cleanup, CleanupOutcome, Evidence, Exit, ExitReason, Finalization,
+    JournalCollection, JournalEntry, Manifest, PROVIDER_VERSION, ProcessSample, ProcessTruncation,
+    RenderedTerminalTruncation, ResidualUnknown, Settlement, SettlementState, TruncationDetails, UnverifiedProcess,
+    architecture_name, digest, now_iso8601, platform_name, seal_capture,
 };
+use crate::evidence::{OwnedGroupOutcome, ProcessCoverage, RendererOutcome, ResidualScope, TemporaryRootOutcome};
 use crate::fs::Snapshot;
 use crate::host::ExitStatus;
 use crate::scenario::{comparison_contract, normalization_projection, scenario_commitment};
@@ -47,11 +49,14 @@ pub(super) struct Assembly<'a> {
     pub(super) root_pid: u32,
     pub(super) normalizer: &'a Normalizer,
     pub(super) decoder_invalid_bytes: u64,
+    /// Echoes of sensitive inputs replaced in terminal text; `None` when the
+    /// scenario has no sensitive input to look for.
+    pub(super) redactions: Option<u64>,
     pub(super) recorder: TerminalRecorder,
     pub(super) interactions: Vec<crate::evidence::InteractionEvent>,
     pub(super) journal: Vec<(Instant, Collection, usize)>,
     pub(super) outcome: RunOutcome,
-    pub(super) settlement: (&'static str, u64),
+    pub(super) settlement: (SettlementState, u64),
     pub(super) sampled: SamplerResult,
     pub(super) before: Snapshot,
     pub(super) after: Snapshot,
@@ -140,6 +145,7 @@ impl Assembly<'_> {
         let mut pid_texts: Vec<String> = map.keys().map(u32::to_string).collect();
         pid_texts.sort_by_key(|p| std::cmp::Reverse(p.len()));
         let ordinal = |v: u32, unmapped: u64| if v == 0 { 0 } else { map.get(&v).copied().unwrap_or(unmapped) };
+        let mut secrets = super::redact::Redactor::for_events(&scenario.events);
         let process_samples: Vec<ProcessSample> = self
             .sampled
             .samples
@@ -148,35 +154,39 @@ impl Assembly<'_> {
                 at_ms: s.at_ms / bucket * bucket,
                 pid: ordinal(s.pid, 1),
                 parent_pid: ordinal(s.parent, 0),
-                command: normalize_command(&s.command, self.normalizer, &pid_texts),
+                command: normalize_command(&secrets.whole(&s.command), self.normalizer, &pid_texts),
                 process_group_id: Some(ordinal(s.group, 0)),
                 session_id: Some(ordinal(s.session, 0)),
             })
             .collect();
 
         // The journal: every observation in the order it was recorded.
-        let mut entries: Vec<(Instant, u8, &'static str, usize)> = self
+        let mut entries: Vec<(Instant, u8, JournalCollection, usize)> = self
             .journal
             .iter()
             .map(|(at, c, i)| {
                 let name = match c {
-                    Collection::Frames => "frames",
-                    Collection::Interactions => "interaction_events",
-                    Collection::Lifecycle => "lifecycle",
+                    Collection::Frames => JournalCollection::Frames,
+                    Collection::Interactions => JournalCollection::InteractionEvents,
+                    Collection::Lifecycle => JournalCollection::Lifecycle,
                 };
                 (*at, 0, name, *i)
             })
             .collect();
-        entries.extend(rendered_frames.iter().enumerate().map(|(i, (at, _))| (*at, 0, "rendered_frames", i)));
-        entries.extend(self.sampled.samples.iter().enumerate().map(|(i, s)| (s.recorded, 1, "process_samples", i)));
-        entries.push((self.settled_at, 2, "lifecycle", 1));
+        entries.extend(
+            rendered_frames.iter().enumerate().map(|(i, (at, _))| (*at, 0, JournalCollection::RenderedFrames, i)),
+        );
+        entries.extend(
+            self.sampled.samples.iter().enumerate().map(|(i, s)| (s.recorded, 1, JournalCollection::ProcessSamples, i)),
+        );
+        entries.push((self.settled_at, 2, JournalCollection::Lifecycle, 1));
         entries.sort_by_key(|(at, order, _, _)| (*at, *order));
         let event_journal = entries
             .into_iter()
             .enumerate()
             .map(|(n, (_, _, collection, index))| JournalEntry {
                 capture_order: n as u64,
-                collection: collection.to_owned(),
+                collection,
                 index: index as u64,
             })
             .collect();
@@ -198,16 +208,19 @@ impl Assembly<'_> {
             signals: f.signals.clone(),
         });
         let exit = Exit {
-            code: if outcome.reason == "exited" { code } else { None },
+            code: if outcome.reason == ExitReason::Exited { code } else { None },
             signal,
-            reason: outcome.reason.to_owned(),
+            reason: outcome.reason,
             finalization,
         };
         let (state, elapsed_ms) = self.settlement;
         let settlement = Settlement {
-            state: state.to_owned(),
+            state,
             elapsed_ms,
-            cleanup_outcome: if state == "quiesced" { "not_required" } else { "cleaned" }.to_owned(),
+            cleanup_outcome: match state {
+                SettlementState::Quiesced => CleanupOutcome::NotRequired,
+                SettlementState::AliveAtDeadline | SettlementState::Unverifiable => CleanupOutcome::Cleaned,
+            },
         };
 
         // Filesystem.
@@ -223,7 +236,7 @@ impl Assembly<'_> {
             filesystem_after: self.after.truncation,
             process: ProcessTruncation {
                 truncated: sampling_partial,
-                coverage: "sampled".into(),
+                coverage: ProcessCoverage::Sampled,
                 sample_limit: scenario.limits.processes,
                 samples: process_samples.len() as u64,
                 limit_reached: self.sampled.limit_reached,
@@ -245,29 +258,32 @@ impl Assembly<'_> {
         } else if truncation_details.raw_terminal.truncated {
             limitations.push(LIMIT_RENDERED_FROM_RETAINED.to_owned());
         }
+        if let Some(count) = self.redactions {
+            limitations.push(super::redact::redaction_limitation(count + secrets.redactions()));
+        }
 
         let mut residual_unknowns = vec![
-            ResidualUnknown { scope: "process".into(), reason: LIMIT_SAMPLED.into() },
+            ResidualUnknown { scope: ResidualScope::Process, reason: LIMIT_SAMPLED.into() },
             ResidualUnknown {
-                scope: "network".into(),
+                scope: ResidualScope::Network,
                 reason: "External network isolation is not enforced by this adapter.".into(),
             },
         ];
         if !selected {
             residual_unknowns.push(ResidualUnknown {
-                scope: "filesystem".into(),
+                scope: ResidualScope::Filesystem,
                 reason: "No filesystem observation paths were selected, so filesystem effects are unknown.".into(),
             });
         }
         if let Some(why) = &outcome.exit_unobserved {
             residual_unknowns.push(ResidualUnknown {
-                scope: "exit".into(),
+                scope: ResidualScope::Exit,
                 reason: format!("The launched process's exit was not observed: {why}."),
             });
         }
         for (pid, reason) in &self.cleanup.unverified_processes {
             residual_unknowns.push(ResidualUnknown {
-                scope: "process".into(),
+                scope: ResidualScope::Process,
                 reason: format!("Process {pid} was left untouched because its ownership could not be read: {reason}."),
             });
         }
@@ -291,13 +307,16 @@ impl Assembly<'_> {
             limitations,
             residual_unknowns,
             cleanup: Cleanup {
-                owned_process_group: "verified".into(),
+                owned_process_group: OwnedGroupOutcome::Verified,
                 terminal_renderer: match renderer_state {
-                    RendererState::Cleaned => "disposed",
-                    RendererState::Failed => "failed",
-                }
-                .into(),
-                temporary_root: if self.temporary_root_removed { "removed" } else { "remove_failed" }.into(),
+                    RendererState::Cleaned => RendererOutcome::Disposed,
+                    RendererState::Failed => RendererOutcome::Failed,
+                },
+                temporary_root: if self.temporary_root_removed {
+                    TemporaryRootOutcome::Removed
+                } else {
+                    TemporaryRootOutcome::RemoveFailed
+                },
                 signal_mechanism: self.signal_mechanism.into(),
                 unverified_processes: self
                     .cleanup
@@ -317,6 +336,6 @@ impl Assembly<'_> {
             "filesystem_observation_path_count": scenario.filesystem_observation_paths.len(),
             "normalization": record.normalization,
         });
-        capture_evidence(&record, parameters)
+        seal_capture(record, parameters)
     }
 }

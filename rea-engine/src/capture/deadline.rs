@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use super::owned::{Delivery, RunOwnership, deliver_bounded};
 use super::run::{FinalizationOutcome, add_ms, ms_between, ready, receipt};
-use crate::evidence::SignalReceipt;
+use crate::evidence::{ExitReason, FinalizationSignal, SignalReceipt};
 use crate::host::Host;
 use crate::scenario::{Scenario, SignalName};
 
@@ -64,7 +64,7 @@ pub(super) struct Deadlines<'a> {
     /// When the terminal last produced output (the idle timeout's origin).
     pub(super) last_output: Instant,
     /// `timeout` or `idle_timeout` once one fired.
-    pub(super) reason: Option<&'static str>,
+    pub(super) reason: Option<ExitReason>,
     stage: Stage<'a>,
 }
 
@@ -91,9 +91,9 @@ impl<'a> Deadlines<'a> {
             Stage::Watching => {
                 let idle_at = add_ms(self.last_output, self.idle_timeout_ms);
                 let fired = if self.timeout_at.is_some_and(|t| now >= t) {
-                    Some("timeout")
+                    Some(ExitReason::Timeout)
                 } else if idle_at.is_some_and(|t| now >= t) {
-                    Some("idle_timeout")
+                    Some(ExitReason::IdleTimeout)
                 } else {
                     None
                 };
@@ -185,11 +185,11 @@ impl<'a> Deadlines<'a> {
                 if let Some(d) = w.term_done
                     && let Some((at, _)) = f.term.take()
                 {
-                    f.receipts.push((0, receipt("SIGTERM", at, &d)));
+                    f.receipts.push((0, receipt(FinalizationSignal::SIGTERM, at, &d)));
                 }
                 let d = w.kill_done?;
                 let (at, _) = f.kill.take()?;
-                f.receipts.push((1, receipt("SIGKILL", at, &d)));
+                f.receipts.push((1, receipt(FinalizationSignal::SIGKILL, at, &d)));
                 (!matches!(d, Delivery::Signaled | Delivery::Gone) && !exited)
                     .then(|| format!("SIGKILL could not be delivered ({})", d.as_str()))
             }
@@ -209,11 +209,11 @@ impl<'a> Deadlines<'a> {
         let Stage::Finalizing(mut f) = self.stage else { return None };
         if let Some((at, t)) = f.term.take() {
             let d = t.await;
-            f.receipts.push((0, receipt("SIGTERM", at, &d)));
+            f.receipts.push((0, receipt(FinalizationSignal::SIGTERM, at, &d)));
         }
         if let Some((at, t)) = f.kill.take() {
             let d = t.await;
-            f.receipts.push((1, receipt("SIGKILL", at, &d)));
+            f.receipts.push((1, receipt(FinalizationSignal::SIGKILL, at, &d)));
         }
         f.receipts.sort_by_key(|(order, _)| *order);
         Some(FinalizationOutcome {

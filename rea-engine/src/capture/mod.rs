@@ -12,6 +12,7 @@ mod guard;
 pub mod normalize;
 mod owned;
 pub mod progress;
+pub mod redact;
 pub mod render;
 mod run;
 mod sampler;
@@ -31,11 +32,12 @@ use self::guard::{Ending, TreeGuard};
 use self::normalize::{HostValues, Normalizer};
 use self::owned::{GroupObservation, RunOwnership};
 use self::progress::{Counts, Phase, ProgressReporter, ProgressSink};
+use self::redact::RedactingDecoder;
 use self::run::Running;
-use self::terminal::{TerminalRecorder, Utf8Stream};
+use self::terminal::TerminalRecorder;
 use crate::BuildInfo;
 use crate::error::{Category, UserError};
-use crate::evidence::Evidence;
+use crate::evidence::{Evidence, SettlementState};
 use crate::fs::{Snapshot, SnapshotError};
 use crate::host::{CaptureSupport, Host, HostError, Interrupts, RunToken, SpawnSpec, TermSize};
 use crate::scenario::{RUN_TOKEN_VARIABLE, ResolveError, ResolvedScenario, Resolver, Scenario};
@@ -352,7 +354,7 @@ async fn settle(
     groups: &BTreeSet<u32>,
     settle_ms: u64,
     interrupts: &mut Interrupts,
-) -> Result<(&'static str, u64), &'static str> {
+) -> Result<(SettlementState, u64), &'static str> {
     let start = Instant::now();
     let mut empty_streak = 0;
     let mut observations = 0u32;
@@ -362,17 +364,17 @@ async fn settle(
         observations += 1;
         match observation {
             // Exact: no descendant is alive, no need to watch any longer.
-            GroupObservation::Proven => return Ok(("quiesced", elapsed_ms(start))),
-            GroupObservation::Unverifiable(_) => return Ok(("unverifiable", elapsed_ms(start))),
+            GroupObservation::Proven => return Ok((SettlementState::Quiesced, elapsed_ms(start))),
+            GroupObservation::Unverifiable(_) => return Ok((SettlementState::Unverifiable, elapsed_ms(start))),
             GroupObservation::Empty => empty_streak += 1,
             GroupObservation::Alive(_) => empty_streak = 0,
         }
         if empty_streak >= 2 {
-            return Ok(("quiesced", elapsed_ms(start)));
+            return Ok((SettlementState::Quiesced, elapsed_ms(start)));
         }
         let deadline_passed = elapsed_ms(start) >= settle_ms;
         if deadline_passed && observations >= 2 {
-            return Ok(("alive_at_deadline", elapsed_ms(start)));
+            return Ok((SettlementState::AliveAtDeadline, elapsed_ms(start)));
         }
         let wait = if deadline_passed {
             Duration::ZERO
@@ -547,7 +549,7 @@ impl Launched<'_> {
             writer,
             exit_future,
             interrupts: &mut interrupts,
-            decoder: Utf8Stream::default(),
+            decoder: RedactingDecoder::for_events(&scenario.events),
             recorder,
             input_normalizer,
             interactions: Vec::new(),
@@ -594,7 +596,7 @@ struct Ran<'a> {
     run: RunOwnership,
     sampler: sampler::Sampler,
     normalizer: Normalizer,
-    decoder: Utf8Stream,
+    decoder: RedactingDecoder,
     recorder: TerminalRecorder,
     interactions: Vec<crate::evidence::InteractionEvent>,
     journal: Vec<(Instant, run::Collection, usize)>,
@@ -630,7 +632,7 @@ impl Ran<'_> {
             samples: sampler.count(),
             interactions: interactions.len() as u64,
         };
-        ending.states.disposition = outcome.reason;
+        ending.states.disposition = outcome.reason.as_str();
 
         let settled = match outcome.cancelled {
             Some(signal) => Err(signal),
@@ -653,7 +655,7 @@ impl Ran<'_> {
                 };
                 (s, after)
             }
-            Err(signal) => (("unverifiable", 0), Err((signal, None))),
+            Err(signal) => ((SettlementState::Unverifiable, 0), Err((signal, None))),
         };
         progress.update(Phase::Cleanup, ending.counts);
         let report = guard.cleanup().await;
@@ -661,7 +663,7 @@ impl Ran<'_> {
         ending.states = FinalStates {
             disposition: match after {
                 Err(_) => "cancelled",
-                Ok(_) if report.verified => outcome.reason,
+                Ok(_) if report.verified => outcome.reason.as_str(),
                 Ok(_) => "failed",
             },
             owned_process_group: if report.verified { "cleaned" } else { "failed" },
@@ -691,6 +693,7 @@ impl Ran<'_> {
             root_pid: root.pid.0,
             normalizer: &normalizer,
             decoder_invalid_bytes: decoder.invalid_bytes(),
+            redactions: decoder.is_redacting().then(|| decoder.redactions()),
             recorder,
             interactions,
             journal,

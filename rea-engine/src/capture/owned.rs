@@ -34,11 +34,17 @@ pub enum Delivery {
 impl Delivery {
     /// The record's spelling.
     pub fn as_str(&self) -> &'static str {
+        self.record().as_str()
+    }
+
+    /// The record's value.
+    pub fn record(&self) -> crate::evidence::SignalDelivery {
+        use crate::evidence::SignalDelivery;
         match self {
-            Delivery::Signaled => "signaled",
-            Delivery::Gone => "gone",
-            Delivery::IdentityChanged => "identity-changed",
-            Delivery::Unverified(_) => "unverified",
+            Delivery::Signaled => SignalDelivery::Signaled,
+            Delivery::Gone => SignalDelivery::Gone,
+            Delivery::IdentityChanged => SignalDelivery::IdentityChanged,
+            Delivery::Unverified(_) => SignalDelivery::Unverified,
         }
     }
 

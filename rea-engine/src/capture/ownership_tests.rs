@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use super::progress::{ProgressLine, ProgressSink};
 use super::{CaptureError, CaptureRequest, capture, retry_failed_cleanup};
 use crate::BuildInfo;
-use crate::evidence::{CaptureRecord, Evidence};
+use crate::evidence::{CaptureRecord, Evidence, OwnedGroupOutcome, SettlementState};
 use crate::host::{Descendants, ExitStatus, Proof};
 use crate::scenario::SignalName;
 use crate::testing::fakes::{FakeOwnership, FakeWorld, ROOT_PID};
@@ -62,7 +62,7 @@ fn settlement_is_quiesced_at_once_when_no_descendant_is_proven_alive() {
     // A long settle_ms that the exact proof makes unnecessary.
     let started = std::time::Instant::now();
     let r = record(&run_with(&world, json!({"executable": "sh", "settle_ms": 5000}), Arc::default()).unwrap());
-    assert_eq!(r.settlement.state, "quiesced");
+    assert_eq!(r.settlement.state, SettlementState::Quiesced);
     assert!(r.settlement.elapsed_ms < 1000, "{}", r.settlement.elapsed_ms);
     assert!(started.elapsed().as_millis() < 4000);
 }
@@ -96,7 +96,7 @@ fn lineage_proven_descendants_are_killed_and_reported_with_their_proof() {
     world.set_descendants(Descendants::NoneAlive);
     world.exit(ExitStatus::Code(0));
     let r = record(&run_with(&world, json!({"executable": "sh", "settle_ms": 0}), Arc::default()).unwrap());
-    assert_eq!(r.cleanup.owned_process_group, "verified");
+    assert_eq!(r.cleanup.owned_process_group, OwnedGroupOutcome::Verified);
     let mut delivered = world.delivered();
     delivered.sort_by_key(|(pid, _)| *pid);
     assert_eq!(delivered, [(5001, SignalName::SIGKILL), (5002, SignalName::SIGKILL)]);
@@ -120,7 +120,7 @@ fn a_foreign_process_is_never_signalled() {
     world.set_descendants(Descendants::NoneAlive);
     world.exit(ExitStatus::Code(0));
     let r = record(&run_with(&world, json!({"executable": "sh", "settle_ms": 0}), Arc::default()).unwrap());
-    assert_eq!(r.cleanup.owned_process_group, "verified");
+    assert_eq!(r.cleanup.owned_process_group, OwnedGroupOutcome::Verified);
     assert_eq!(world.delivered(), [(5001, SignalName::SIGKILL)]);
 }
 

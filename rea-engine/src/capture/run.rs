@@ -18,8 +18,11 @@ use super::deadline::{DeadlineWakes, Deadlines, DeliveryTask};
 use super::normalize::Normalizer;
 use super::owned::{Delivery, RunOwnership, deliver_bounded};
 use super::progress::{Counts, Phase, ProgressReporter};
-use super::terminal::{TerminalRecorder, Utf8Stream};
-use crate::evidence::{InteractionEvent, SignalReceipt};
+use super::redact::RedactingDecoder;
+use super::terminal::TerminalRecorder;
+use crate::evidence::{
+    ExitReason, FinalizationSignal, InteractionEvent, InteractionKind, InteractionOutcome, SignalReceipt,
+};
 use crate::host::{BoxFuture, ExitStatus, Host, HostError, Interrupts, PtyProcess, TermSize};
 use crate::scenario::{Event, Scenario, SignalName, redacted_input};
 
@@ -33,7 +36,7 @@ const HEARTBEAT: Duration = Duration::from_millis(1000);
 #[derive(Debug)]
 pub(super) struct RunOutcome {
     /// `exited`, `timeout` or `idle_timeout`.
-    pub reason: &'static str,
+    pub reason: ExitReason,
     /// The exit, if observed, and when.
     pub exit: Option<(ExitStatus, Instant)>,
     /// Finalization record, when attempted.
@@ -102,7 +105,7 @@ pub(super) struct Running<'a> {
     pub(crate) writer: Box<dyn AsyncWrite + Send + Unpin>,
     pub(crate) exit_future: BoxFuture<'static, Result<ExitStatus, HostError>>,
     pub(crate) interrupts: &'a mut Interrupts,
-    pub(crate) decoder: Utf8Stream,
+    pub(crate) decoder: RedactingDecoder,
     pub(crate) recorder: TerminalRecorder,
     pub(crate) input_normalizer: Normalizer,
     pub(crate) interactions: Vec<InteractionEvent>,
@@ -185,12 +188,12 @@ impl<'a> Running<'a> {
         }
     }
 
-    fn event_data(&self, event: &Event) -> (String, &'static str) {
+    fn event_data(&self, event: &Event) -> (String, InteractionKind) {
         match event {
-            Event::Input { data, sensitive: true, .. } => (redacted_input(data.len()), "input"),
-            Event::Input { data, .. } => (self.input_normalizer.normalize_unbounded(data), "input"),
-            Event::Resize { columns, rows, .. } => (format!("{columns}x{rows}"), "resize"),
-            Event::Signal { signal, .. } => (signal.as_str().to_owned(), "signal"),
+            Event::Input { data, sensitive: true, .. } => (redacted_input(data.len()), InteractionKind::Input),
+            Event::Input { data, .. } => (self.input_normalizer.normalize_unbounded(data), InteractionKind::Input),
+            Event::Resize { columns, rows, .. } => (format!("{columns}x{rows}"), InteractionKind::Resize),
+            Event::Signal { signal, .. } => (signal.as_str().to_owned(), InteractionKind::Signal),
         }
     }
 
@@ -203,9 +206,9 @@ impl<'a> Running<'a> {
             sequence: 0,
             scheduled_at_ms: event.at_ms(),
             dispatched_at_ms: at,
-            kind: event.kind().to_owned(),
+            kind: event.interaction_kind(),
             data,
-            outcome: "target_exited".into(),
+            outcome: InteractionOutcome::TargetExited,
             reason: None,
         }
     }
@@ -225,9 +228,9 @@ impl<'a> Running<'a> {
                 sequence: 0,
                 scheduled_at_ms: event.at_ms(),
                 dispatched_at_ms: ms_between(now, self.launch),
-                kind: kind.to_owned(),
+                kind,
                 data,
-                outcome: "dispatched".into(),
+                outcome: InteractionOutcome::Dispatched,
                 reason: None,
             };
             match event {
@@ -239,7 +242,7 @@ impl<'a> Running<'a> {
                     match self.process.resize(TermSize { columns: *columns, rows: *rows }) {
                         Ok(()) => self.recorder.resize(*columns, *rows, ms_between(now, self.launch)),
                         Err(e) => {
-                            record.outcome = "failed".into();
+                            record.outcome = InteractionOutcome::Failed;
                             record.reason = Some(e.to_string());
                         }
                     }
@@ -267,7 +270,7 @@ impl<'a> Running<'a> {
             (Some(Err(e)), Some(_)) => {
                 if let Some(p) = d.pending_input.take() {
                     let mut event = p.event;
-                    event.outcome = "failed".into();
+                    event.outcome = InteractionOutcome::Failed;
                     event.reason = Some(format!("terminal write failed: {e}"));
                     self.record_interaction(event);
                 }
@@ -280,9 +283,9 @@ impl<'a> Running<'a> {
             let mut event = p.event;
             match done {
                 Delivery::Signaled => {}
-                Delivery::Gone => event.outcome = "target_exited".into(),
+                Delivery::Gone => event.outcome = InteractionOutcome::TargetExited,
                 other => {
-                    event.outcome = "failed".into();
+                    event.outcome = InteractionOutcome::Failed;
                     event.reason = Some(match other.reason() {
                         Some(r) => r,
                         None => "the launched process's identity changed; it was not signalled".into(),
@@ -298,7 +301,7 @@ impl<'a> Running<'a> {
         let at = ms_between(end, self.launch);
         if let Some(p) = d.pending_input.take() {
             let mut e = p.event;
-            e.outcome = "target_exited".into();
+            e.outcome = InteractionOutcome::TargetExited;
             e.data = "<not-dispatched>".into();
             self.record_interaction(e);
         }
@@ -306,7 +309,7 @@ impl<'a> Running<'a> {
             let done = p.task.await;
             let mut e = p.event;
             if !matches!(done, Delivery::Signaled) {
-                e.outcome = "target_exited".into();
+                e.outcome = InteractionOutcome::TargetExited;
             }
             self.record_interaction(e);
         }
@@ -395,7 +398,7 @@ impl<'a> Running<'a> {
                 // Cancellation is never delayed: SIGKILL at once, also during finalization.
                 let _ = deliver_bounded(self.host, self.run, SignalName::SIGKILL).await;
                 return RunOutcome {
-                    reason: deadlines.reason.unwrap_or("exited"),
+                    reason: deadlines.reason.unwrap_or(ExitReason::Exited),
                     exit,
                     finalization: None,
                     cancelled: Some(signal),
@@ -459,7 +462,13 @@ impl<'a> Running<'a> {
         }
         self.close_dispatch(dispatch, end).await;
         self.journal.push((end, Collection::Lifecycle, 0));
-        RunOutcome { reason: reason.unwrap_or("exited"), exit, finalization, cancelled: None, exit_unobserved }
+        RunOutcome {
+            reason: reason.unwrap_or(ExitReason::Exited),
+            exit,
+            finalization,
+            cancelled: None,
+            exit_unobserved,
+        }
     }
 }
 
@@ -470,6 +479,6 @@ pub(super) fn ready<T>(poll: Poll<T>) -> Option<T> {
     }
 }
 
-pub(super) fn receipt(signal: &str, sent_at_ms: u64, d: &Delivery) -> SignalReceipt {
-    SignalReceipt { signal: signal.into(), sent_at_ms, delivery: d.as_str().into(), reason: d.reason() }
+pub(super) fn receipt(signal: FinalizationSignal, sent_at_ms: u64, d: &Delivery) -> SignalReceipt {
+    SignalReceipt { signal, sent_at_ms, delivery: d.record(), reason: d.reason() }
 }

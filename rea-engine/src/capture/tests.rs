@@ -8,7 +8,9 @@ use serde_json::{Value, json};
 use super::progress::NullProgress;
 use super::{CaptureError, CaptureRequest, capture};
 use crate::BuildInfo;
-use crate::evidence::{CaptureRecord, Evidence};
+use crate::evidence::{
+    CaptureRecord, CleanupOutcome, Evidence, JournalCollection, OwnedGroupOutcome, ResidualScope, SettlementState,
+};
 use crate::host::ExitStatus;
 use crate::scenario::SignalName;
 use crate::testing::fakes::{FakeOwnership, FakeWorld, ROOT_PID, Reaction};
@@ -37,10 +39,11 @@ fn output_queued_before_the_exit_is_all_recorded() {
     let text: String = r.frames.iter().map(|f| f.data.as_str()).collect();
     assert_eq!(text, "one two three");
     assert_eq!((r.exit.code, r.exit.signal, r.exit.reason.as_str()), (Some(0), 0, "exited"));
-    assert_eq!(r.settlement.state, "quiesced");
+    assert_eq!(r.settlement.state, SettlementState::Quiesced);
     // The exit is journaled after every frame.
-    let exit_at = r.event_journal.iter().position(|e| e.collection == "lifecycle" && e.index == 0).unwrap();
-    let last_frame = r.event_journal.iter().rposition(|e| e.collection == "frames").unwrap();
+    let exit_at =
+        r.event_journal.iter().position(|e| e.collection == JournalCollection::Lifecycle && e.index == 0).unwrap();
+    let last_frame = r.event_journal.iter().rposition(|e| e.collection == JournalCollection::Frames).unwrap();
     assert!(exit_at > last_frame);
     assert!(world.delivered().is_empty(), "nothing needed a signal");
 }
@@ -65,12 +68,14 @@ fn unverifiable_finalization_signals_are_recorded_and_never_sent() {
     assert!(fin.signals[1].sent_at_ms >= 30, "SIGKILL only after the interval");
     assert_eq!((r.exit.code, r.exit.signal, r.exit.reason.as_str()), (None, 0, "timeout"));
     assert!(
-        r.residual_unknowns.iter().any(|u| u.scope == "exit" && u.reason.contains("SIGKILL could not be delivered"))
+        r.residual_unknowns
+            .iter()
+            .any(|u| u.scope == ResidualScope::Exit && u.reason.contains("SIGKILL could not be delivered"))
     );
     // The process was still alive: settlement saw it, cleanup killed it,
     // and that verified cleanup kill is the only signal that reached it.
-    assert_eq!(r.settlement.state, "alive_at_deadline");
-    assert_eq!(r.settlement.cleanup_outcome, "cleaned");
+    assert_eq!(r.settlement.state, SettlementState::AliveAtDeadline);
+    assert_eq!(r.settlement.cleanup_outcome, CleanupOutcome::Cleaned);
     assert_eq!(world.delivered(), [(ROOT_PID, SignalName::SIGKILL)]);
 }
 
@@ -171,8 +176,8 @@ fn owned_descendants_are_killed_by_cleanup() {
     world.add_descendant(5002);
     world.exit(ExitStatus::Code(0));
     let r = record(&run(&world, json!({"executable": "sh", "settle_ms": 0})).unwrap());
-    assert_eq!(r.settlement.state, "alive_at_deadline");
-    assert_eq!(r.cleanup.owned_process_group, "verified");
+    assert_eq!(r.settlement.state, SettlementState::AliveAtDeadline);
+    assert_eq!(r.cleanup.owned_process_group, OwnedGroupOutcome::Verified);
     let mut killed = world.delivered();
     killed.sort_by_key(|(pid, _)| *pid);
     assert_eq!(killed, [(5001, SignalName::SIGKILL), (5002, SignalName::SIGKILL)]);
@@ -187,6 +192,6 @@ fn unreadable_table_rows_are_reported_and_left_alone() {
     assert_eq!(r.cleanup.unverified_processes.len(), 1);
     assert_eq!(r.cleanup.unverified_processes[0].pid, 6000);
     assert_eq!(r.cleanup.unverified_processes[0].reason, "process status unreadable: permission denied");
-    assert!(r.residual_unknowns.iter().any(|u| u.scope == "process" && u.reason.contains("Process 6000")));
+    assert!(r.residual_unknowns.iter().any(|u| u.scope == ResidualScope::Process && u.reason.contains("Process 6000")));
     assert!(world.delivered().is_empty());
 }

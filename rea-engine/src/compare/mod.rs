@@ -207,7 +207,7 @@ fn observations(r: &CaptureRecord, dimension: &str) -> Vec<Value> {
 }
 
 fn residual_reasons(r: &CaptureRecord, scope: &str) -> Vec<String> {
-    r.residual_unknowns.iter().filter(|u| u.scope == scope).map(|u| u.reason.clone()).collect()
+    r.residual_unknowns.iter().filter(|u| u.scope.as_str() == scope).map(|u| u.reason.clone()).collect()
 }
 
 fn truncation_reasons(r: &CaptureRecord, side: &str, dimension: &str) -> Vec<String> {
@@ -253,7 +253,7 @@ fn root_of(path: &str) -> &str {
 }
 
 fn unhashed(list: &[FileState], path: &str) -> bool {
-    list.iter().any(|f| f.path == path && f.kind == "file" && f.sha256.is_none())
+    list.iter().any(|f| f.path == path && f.kind == crate::evidence::FileKind::File && f.sha256.is_none())
 }
 
 /// Whether every filesystem difference lies where observation was incomplete.

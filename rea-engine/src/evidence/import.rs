@@ -108,7 +108,7 @@ impl UserError for ImportError {
 }
 
 /// Parses an Evidence envelope and checks its identity (any predicate).
-pub fn parse_evidence_value(source_name: &str, value: Value) -> Result<Evidence, ImportError> {
+pub fn parse_evidence_value(source_name: &str, mut value: Value) -> Result<Evidence, ImportError> {
     let not_evidence = |reason: String| ImportError::NotEvidence { source_name: source_name.to_owned(), reason };
     let Value::Object(map) = &value else {
         return Err(not_evidence("the document is not a JSON object".into()));
@@ -126,8 +126,12 @@ pub fn parse_evidence_value(source_name: &str, value: Value) -> Result<Evidence,
     {
         return Err(ImportError::Legacy { source_name: source_name.to_owned(), predicate: predicate.clone() });
     }
-    let envelope: Evidence = serde_json::from_value(value).map_err(|e| not_evidence(e.to_string()))?;
-    let computed = compute_evidence_id(&envelope).map_err(|e| not_evidence(e.to_string()))?;
+    let computed = projection_id(&mut value).map_err(|e| not_evidence(e.to_string()))?;
+    let envelope: Evidence = typed(value, "").map_err(|(path, reason)| ImportError::Malformed {
+        source_name: source_name.to_owned(),
+        path,
+        reason,
+    })?;
     if computed != envelope.evidence_id {
         return Err(ImportError::IdentityMismatch {
             source_name: source_name.to_owned(),
@@ -166,20 +170,75 @@ pub fn import_capture(source_name: &str, value: Value) -> Result<(Evidence, Capt
     if !result.contains_key("truncation_details") {
         return Err(ImportError::MissingTruncationDetails { source_name: source_name.to_owned() });
     }
-    let record: CaptureRecord =
-        serde_json::from_value(envelope.normalized_result.clone()).map_err(|e| malformed("", e.to_string()))?;
+    if envelope.analysis_profile.is_some() {
+        return Err(ImportError::Malformed {
+            source_name: source_name.to_owned(),
+            path: "analysis_profile".into(),
+            reason: "is present; capture Evidence never carries an analysis profile".into(),
+        });
+    }
+    let record: CaptureRecord = typed(envelope.normalized_result.clone(), "normalized_result")
+        .map_err(|(path, reason)| ImportError::Malformed { source_name: source_name.to_owned(), path, reason })?;
     check_record(&record).map_err(|(path, reason)| malformed(&path, reason))?;
     Ok((envelope, record))
 }
 
 type Broken = (String, String);
 
-fn require(ok: bool, path: &str, reason: impl FnOnce() -> String) -> Result<(), Broken> {
-    if ok { Ok(()) } else { Err((path.to_owned(), reason())) }
+/// The `evidence_id` of a document as it is: the projection keeps every key
+/// that is present (null or not), drops `evidence_id` and reduces `subject`
+/// to `{digest, format, architecture}`. The document is restored afterwards.
+pub(super) fn projection_id(value: &mut Value) -> Result<String, serde_json::Error> {
+    let Value::Object(map) = value else { return digest(value).map(|d| format!("ev_{d}")) };
+    let id = map.remove("evidence_id");
+    let subject = map.get("subject").cloned();
+    if let Some(Value::Object(s)) = map.get_mut("subject") {
+        s.retain(|k, _| matches!(k.as_str(), "digest" | "format" | "architecture"));
+    }
+    let Value::Object(map) = value else { unreachable!("checked above") };
+    let members: Vec<(&str, &Value)> = map.iter().map(|(k, v)| (k.as_str(), v)).collect();
+    let computed = digest_members(&members).map(|d| format!("ev_{d}"));
+    if let Some(subject) = subject {
+        map.insert("subject".into(), subject);
+    }
+    if let Some(id) = id {
+        map.insert("evidence_id".into(), id);
+    }
+    computed
 }
 
-fn one_of(value: &str, allowed: &[&str], path: &str) -> Result<(), Broken> {
-    require(allowed.contains(&value), path, || format!("{value:?} is not one of {}", allowed.join(", ")))
+/// Deserializes `value` as `T`; a shape error names the JSON path (under
+/// `prefix`) of the value it concerns and the rule it breaks.
+pub(crate) fn typed<T: serde::de::DeserializeOwned>(value: Value, prefix: &str) -> Result<T, Broken> {
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let inner = e.inner().to_string();
+        let mut path = prefix.to_owned();
+        for segment in e.path().iter() {
+            path = match segment {
+                serde_path_to_error::Segment::Seq { index } => crate::path::join_index(&path, *index),
+                serde_path_to_error::Segment::Map { key } | serde_path_to_error::Segment::Enum { variant: key } => {
+                    crate::path::join_key(&path, key)
+                }
+                serde_path_to_error::Segment::Unknown => crate::path::join_key(&path, "?"),
+            };
+        }
+        // A missing key is reported at its object; name the key itself.
+        let quoted = |after: &str| inner.strip_prefix(after).and_then(|rest| rest.split('`').next()).map(str::to_owned);
+        let (path, reason) = if let Some(key) = quoted("missing field `") {
+            (crate::path::join_key(&path, &key), "missing field: the format requires it".to_owned())
+        } else if inner.starts_with("unknown field `") {
+            // The path already ends in the unknown key.
+            let expected = inner.split_once(", expected ").map_or(String::new(), |(_, e)| format!(" (expected {e})"));
+            (path, format!("unknown field: the format has no such key{expected}"))
+        } else {
+            (path, inner)
+        };
+        (if path.is_empty() { "(root)".to_owned() } else { path }, reason)
+    })
+}
+
+fn require(ok: bool, path: &str, reason: impl FnOnce() -> String) -> Result<(), Broken> {
+    if ok { Ok(()) } else { Err((path.to_owned(), reason())) }
 }
 
 fn check_digest(value: &Value, recorded: &str, path: &str) -> Result<(), Broken> {
@@ -230,13 +289,10 @@ pub(crate) fn check_record(r: &CaptureRecord) -> Result<(), Broken> {
         if i > 0 {
             require(f.at_ms >= r.rendered_frames[i - 1].at_ms, &format!("{p}.at_ms"), || "decreases".into())?;
         }
-        one_of(&f.active_buffer, &["normal", "alternate"], &format!("{p}.active_buffer"))?;
     }
     for (i, e) in r.interaction_events.iter().enumerate() {
         let p = format!("interaction_events[{i}]");
         require(e.sequence == i as u64, &format!("{p}.sequence"), || format!("{} is not {i}", e.sequence))?;
-        one_of(&e.kind, &["input", "resize", "signal"], &format!("{p}.type"))?;
-        one_of(&e.outcome, &["dispatched", "target_exited", "failed"], &format!("{p}.outcome"))?;
     }
     for (i, s) in r.process_samples.iter().enumerate().skip(1) {
         require(s.at_ms >= r.process_samples[i - 1].at_ms, &format!("process_samples[{i}].at_ms"), || {
@@ -245,36 +301,33 @@ pub(crate) fn check_record(r: &CaptureRecord) -> Result<(), Broken> {
     }
 
     let exit = &r.exit;
-    one_of(&exit.reason, &["exited", "timeout", "idle_timeout"], "exit.reason")?;
-    require(exit.reason == "exited" || exit.code.is_none(), "exit.code", || {
+    require(exit.reason == ExitReason::Exited || exit.code.is_none(), "exit.code", || {
         format!("must be null for a {} exit", exit.reason)
     })?;
     require(exit.signal == 0 || exit.code.is_none(), "exit.code", || "must be null when exit.signal is set".into())?;
     if let Some(fin) = &exit.finalization {
-        require(exit.reason != "exited", "exit.finalization", || "is present on an exit no deadline started".into())?;
+        require(exit.reason != ExitReason::Exited, "exit.finalization", || {
+            "is present on an exit no deadline started".into()
+        })?;
         require(fin.signals.len() <= 2, "exit.finalization.signals", || {
             "holds more than SIGTERM and one SIGKILL".into()
         })?;
         for (i, s) in fin.signals.iter().enumerate() {
             let p = format!("exit.finalization.signals[{i}]");
-            one_of(&s.signal, &[if i == 0 { "SIGTERM" } else { "SIGKILL" }], &format!("{p}.signal"))?;
-            one_of(&s.delivery, &["signaled", "gone", "identity-changed", "unverified"], &format!("{p}.delivery"))?;
+            let expected = if i == 0 { FinalizationSignal::SIGTERM } else { FinalizationSignal::SIGKILL };
+            require(s.signal == expected, &format!("{p}.signal"), || format!("{} is not {expected}", s.signal))?;
         }
     }
     let st = &r.settlement;
-    one_of(&st.state, &["quiesced", "alive_at_deadline", "unverifiable"], "settlement.state")?;
-    let outcomes: &[&str] = if st.state == "quiesced" { &["not_required"] } else { &["cleaned", "failed"] };
-    one_of(&st.cleanup_outcome, outcomes, "settlement.cleanup_outcome")?;
+    let outcomes = st.state.allowed_outcomes();
+    require(outcomes.contains(&st.cleanup_outcome), "settlement.cleanup_outcome", || {
+        let allowed: Vec<&str> = outcomes.iter().map(|o| o.as_str()).collect();
+        format!("{} is not allowed with state {}; expected {}", st.cleanup_outcome, st.state, allowed.join(" or "))
+    })?;
 
-    for (list, name) in [(&r.files_before, "files_before"), (&r.files_after, "files_after")] {
-        for (i, f) in list.iter().enumerate() {
-            one_of(&f.kind, &["file", "directory", "symlink", "other"], &format!("{name}[{i}].type"))?;
-        }
-    }
     for (i, e) in r.filesystem_effects.iter().enumerate() {
         let p = format!("filesystem_effects[{i}]");
-        one_of(&e.status, &["created", "deleted", "modified", "unchanged", "unknown"], &format!("{p}.status"))?;
-        require(e.status != "unknown" || e.reason.is_some(), &format!("{p}.reason"), || {
+        require(e.status != EffectStatus::Unknown || e.reason.is_some(), &format!("{p}.reason"), || {
             "is required for an unknown effect".into()
         })?;
     }
@@ -289,32 +342,28 @@ fn check_journal(r: &CaptureRecord) -> Result<(), Broken> {
     if r.event_journal.is_empty() {
         return Ok(());
     }
-    let sizes: HashMap<&str, usize> = [
-        ("frames", r.frames.len()),
-        ("rendered_frames", r.rendered_frames.len()),
-        ("interaction_events", r.interaction_events.len()),
-        ("lifecycle", 2),
-        ("process_samples", r.process_samples.len()),
-    ]
-    .into_iter()
-    .collect();
-    let mut seen: HashMap<(&str, u64), usize> = HashMap::new();
+    let size_of = |c: JournalCollection| match c {
+        JournalCollection::Frames => r.frames.len(),
+        JournalCollection::RenderedFrames => r.rendered_frames.len(),
+        JournalCollection::InteractionEvents => r.interaction_events.len(),
+        JournalCollection::Lifecycle => 2,
+        JournalCollection::ProcessSamples => r.process_samples.len(),
+    };
+    let mut seen: HashMap<(JournalCollection, u64), usize> = HashMap::new();
     for (i, e) in r.event_journal.iter().enumerate() {
         let p = format!("event_journal[{i}]");
         require(e.capture_order == i as u64, &format!("{p}.capture_order"), || {
             format!("{} is not {i}", e.capture_order)
         })?;
-        let Some(size) = sizes.get(e.collection.as_str()) else {
-            return Err((format!("{p}.collection"), format!("{:?} is not a journaled collection", e.collection)));
-        };
-        require((e.index as usize) < *size, &format!("{p}.index"), || {
+        let size = size_of(e.collection);
+        require((e.index as usize) < size, &format!("{p}.index"), || {
             format!("{} is outside {} ({size} entries)", e.index, e.collection)
         })?;
-        if let Some(prev) = seen.insert((e.collection.as_str(), e.index), i) {
+        if let Some(prev) = seen.insert((e.collection, e.index), i) {
             return Err((p, format!("repeats event_journal[{prev}]")));
         }
     }
-    let total: usize = sizes.values().sum();
+    let total: usize = JournalCollection::ALL.iter().map(|c| size_of(*c)).sum();
     require(seen.len() == total, "event_journal", || {
         format!("references {} observations but the record holds {total}", seen.len())
     })

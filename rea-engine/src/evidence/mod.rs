@@ -7,14 +7,17 @@
 mod canonical;
 mod import;
 mod record;
+mod vocabulary;
 
 #[cfg(test)]
 mod identity_tests;
+#[cfg(test)]
+mod import_tests;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-pub use canonical::{canonical_json, digest, hex, same};
+pub use canonical::{canonical_json, digest, digest_members, hex, same};
 pub use import::{ImportError, import_capture, parse_evidence_value};
 pub use record::*;
 
@@ -49,8 +52,9 @@ pub struct Evidence {
     pub subject: Value,
     /// Who produced the record.
     pub provider: Provider,
-    /// Used by other providers only.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Used by other providers only. A present key is `Some`, even when its
+    /// value is null, so the identity projection keeps every key present.
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "present")]
     pub analysis_profile: Option<Value>,
     /// What kind of statement this is.
     pub predicate_type: String,
@@ -76,6 +80,12 @@ pub struct Evidence {
     pub evidence_links: Vec<String>,
 }
 
+/// Reads a key that is present as `Some`, whatever its value (with
+/// `#[serde(default)]`, an absent key stays `None`).
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
+}
+
 /// The provider block.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -95,21 +105,80 @@ impl Provider {
     }
 }
 
-/// Computes the `evidence_id` an envelope should carry.
+/// Computes the `evidence_id` an envelope should carry. The projection is
+/// hashed as it is written, from the envelope's own fields: the record is
+/// neither copied nor held as canonical text.
 pub fn compute_evidence_id(envelope: &Evidence) -> Result<String, serde_json::Error> {
-    let mut value = serde_json::to_value(envelope)?;
-    let Value::Object(map) = &mut value else { unreachable!("an envelope serializes to an object") };
-    map.remove("evidence_id");
-    if let Some(subject) = map.get_mut("subject")
-        && let Value::Object(s) = subject
-    {
-        let reduced: Map<String, Value> = ["digest", "format", "architecture"]
-            .iter()
-            .filter_map(|k| s.get(*k).map(|v| ((*k).to_owned(), v.clone())))
-            .collect();
-        *subject = Value::Object(reduced);
+    let e = envelope;
+    let subject = match &e.subject {
+        Value::Object(s) => Value::Object(
+            ["digest", "format", "architecture"]
+                .iter()
+                .filter_map(|k| s.get(*k).map(|v| ((*k).to_owned(), v.clone())))
+                .collect::<Map<String, Value>>(),
+        ),
+        other => other.clone(),
+    };
+    let small = [
+        Value::from(e.schema_version),
+        serde_json::to_value(&e.provider)?,
+        Value::from(e.predicate_type.as_str()),
+        Value::from(e.operation.as_str()),
+        Value::from(e.confidence.as_str()),
+        Value::from(e.authority.as_str()),
+        serde_json::to_value(&e.limitations)?,
+        Value::from(e.locations.clone()),
+        serde_json::to_value(&e.evidence_links)?,
+    ];
+    let [schema_version, provider, predicate_type, operation, confidence, authority, limitations, locations, links] =
+        &small;
+    let mut members: Vec<(&str, &Value)> = vec![
+        ("schema_version", schema_version),
+        ("subject", &subject),
+        ("provider", provider),
+        ("predicate_type", predicate_type),
+        ("operation", operation),
+        ("parameters", &e.parameters),
+        ("raw_result", &e.raw_result),
+        ("normalized_result", &e.normalized_result),
+        ("confidence", confidence),
+        ("authority", authority),
+        ("environment", &e.environment),
+        ("limitations", limitations),
+        ("locations", locations),
+        ("evidence_links", links),
+    ];
+    if let Some(profile) = &e.analysis_profile {
+        members.push(("analysis_profile", profile));
     }
-    Ok(format!("ev_{}", digest(&value)?))
+    Ok(format!("ev_{}", digest_members(&members)?))
+}
+
+impl Evidence {
+    /// The envelope as a JSON value, moving its parts (the record is not
+    /// copied).
+    pub fn into_value(self) -> Value {
+        let mut map = Map::new();
+        map.insert("schema_version".into(), self.schema_version.into());
+        map.insert("evidence_id".into(), self.evidence_id.into());
+        map.insert("subject".into(), self.subject);
+        map.insert("provider".into(), json!(self.provider));
+        if let Some(profile) = self.analysis_profile {
+            map.insert("analysis_profile".into(), profile);
+        }
+        map.insert("predicate_type".into(), self.predicate_type.into());
+        map.insert("operation".into(), self.operation.into());
+        map.insert("parameters".into(), self.parameters);
+        map.insert("raw_result".into(), self.raw_result);
+        map.insert("normalized_result".into(), self.normalized_result);
+        map.insert("confidence".into(), self.confidence.into());
+        map.insert("authority".into(), self.authority.into());
+        map.insert("environment".into(), self.environment);
+        map.insert("limitations".into(), self.limitations.into());
+        map.insert("locations".into(), self.locations.into());
+        map.insert("evidence_links".into(), self.evidence_links.into());
+        Value::Object(map)
+    }
 }
 
 /// Fills in `evidence_id`.
@@ -150,6 +219,12 @@ pub fn host_environment_block() -> Value {
 
 /// Wraps a capture record in sealed Evidence.
 pub fn capture_evidence(record: &CaptureRecord, parameters: Value) -> Result<Evidence, serde_json::Error> {
+    seal_capture(record.clone(), parameters)
+}
+
+/// Wraps a capture record in sealed Evidence, consuming it: its terminal
+/// text moves into the envelope instead of being copied.
+pub fn seal_capture(record: CaptureRecord, parameters: Value) -> Result<Evidence, serde_json::Error> {
     let mut limitations = vec![NO_SUBJECT_LIMITATION.to_owned()];
     limitations.extend(record.limitations.iter().cloned());
     seal(Evidence {
@@ -162,7 +237,7 @@ pub fn capture_evidence(record: &CaptureRecord, parameters: Value) -> Result<Evi
         operation: CAPTURE_OPERATION.into(),
         parameters,
         raw_result: Value::Null,
-        normalized_result: serde_json::to_value(record)?,
+        normalized_result: record.into_value()?,
         confidence: "observed".into(),
         authority: "controlled-replay".into(),
         environment: host_environment_block(),
@@ -234,5 +309,12 @@ mod tests {
         e.subject = json!({"digest": "d", "format": "f", "architecture": "a"});
         assert_eq!(compute_evidence_id(&e).unwrap(), a);
         assert!(a.starts_with("ev_") && a.len() == 67);
+        // The projection is the serialized envelope without the id, subject reduced.
+        let mut value = serde_json::to_value(&e).unwrap();
+        value.as_object_mut().unwrap().remove("evidence_id");
+        assert_eq!(a, format!("ev_{}", digest(&value).unwrap()));
+        e.analysis_profile = Some(Value::Null);
+        assert_ne!(compute_evidence_id(&e).unwrap(), a, "a present null is part of the identity");
+        assert_eq!(e.clone().into_value(), serde_json::to_value(&e).unwrap());
     }
 }

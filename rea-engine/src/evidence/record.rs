@@ -9,6 +9,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+pub use super::vocabulary::*;
+
 /// `schema_version` of the capture record this build writes and reads.
 pub const CAPTURE_SCHEMA_VERSION: u32 = 5;
 
@@ -52,6 +54,50 @@ pub struct CaptureRecord {
     pub residual_unknowns: Vec<ResidualUnknown>,
     /// Outcome of owned-resource cleanup.
     pub cleanup: Cleanup,
+}
+
+impl CaptureRecord {
+    /// The record as a JSON value, equal to `serde_json::to_value(&record)`;
+    /// the frames' text moves into the value instead of being copied.
+    pub fn into_value(mut self) -> Result<Value, serde_json::Error> {
+        let frames = std::mem::take(&mut self.frames);
+        let rendered = std::mem::take(&mut self.rendered_frames);
+        let mut value = serde_json::to_value(&self)?;
+        if let Value::Object(map) = &mut value {
+            map.insert("frames".into(), Value::Array(frames.into_iter().map(Frame::into_value).collect()));
+            let rendered: Result<Vec<Value>, _> = rendered.into_iter().map(RenderedFrame::into_value).collect();
+            map.insert("rendered_frames".into(), Value::Array(rendered?));
+        }
+        Ok(value)
+    }
+}
+
+impl Frame {
+    /// The frame as a JSON value, moving its text.
+    pub fn into_value(self) -> Value {
+        let mut map = serde_json::Map::new();
+        map.insert("sequence".into(), self.sequence.into());
+        map.insert("at_ms".into(), self.at_ms.into());
+        map.insert("data".into(), Value::String(self.data));
+        if let Some(raw) = self.raw_data {
+            map.insert("raw_data".into(), Value::String(raw));
+        }
+        Value::Object(map)
+    }
+}
+
+impl RenderedFrame {
+    /// The rendered frame as a JSON value, moving its text.
+    pub fn into_value(mut self) -> Result<Value, serde_json::Error> {
+        let lines = std::mem::take(&mut self.lines);
+        let state = std::mem::take(&mut self.serialized_state);
+        let mut value = serde_json::to_value(&self)?;
+        if let Value::Object(map) = &mut value {
+            map.insert("lines".into(), Value::Array(lines.into_iter().map(Value::String).collect()));
+            map.insert("serialized_state".into(), Value::String(state));
+        }
+        Ok(value)
+    }
 }
 
 /// Provenance and commitments.
@@ -122,7 +168,7 @@ pub struct RenderedFrame {
     /// Cursor row.
     pub cursor_y: u16,
     /// `normal` or `alternate`.
-    pub active_buffer: String,
+    pub active_buffer: ActiveBuffer,
     /// Visible rows after normalization, trailing U+0020 removed.
     pub lines: Vec<String>,
     /// The emulator's state dump after normalization.
@@ -141,11 +187,11 @@ pub struct InteractionEvent {
     pub dispatched_at_ms: u64,
     /// `input`, `resize` or `signal`.
     #[serde(rename = "type")]
-    pub kind: String,
+    pub kind: InteractionKind,
     /// Input text (or its redaction), `<cols>x<rows>`, or the signal name.
     pub data: String,
     /// `dispatched`, `target_exited` or `failed`.
-    pub outcome: String,
+    pub outcome: InteractionOutcome,
     /// Why a `failed` dispatch failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
@@ -160,7 +206,7 @@ pub struct Exit {
     /// Terminating signal number, 0 when none.
     pub signal: i64,
     /// `exited`, `timeout` or `idle_timeout`: what started the end.
-    pub reason: String,
+    pub reason: ExitReason,
     /// Present only when a finalization interval was attempted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub finalization: Option<Finalization>,
@@ -185,11 +231,11 @@ pub struct Finalization {
 #[serde(deny_unknown_fields)]
 pub struct SignalReceipt {
     /// `SIGTERM` or `SIGKILL`.
-    pub signal: String,
+    pub signal: FinalizationSignal,
     /// Monotonic milliseconds from the start of finalization.
     pub sent_at_ms: u64,
     /// `signaled`, `gone`, `identity-changed` or `unverified`.
-    pub delivery: String,
+    pub delivery: SignalDelivery,
     /// Why an attempt is `unverified`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
@@ -200,11 +246,11 @@ pub struct SignalReceipt {
 #[serde(deny_unknown_fields)]
 pub struct Settlement {
     /// `quiesced`, `alive_at_deadline` or `unverifiable`.
-    pub state: String,
+    pub state: SettlementState,
     /// Raw milliseconds spent observing.
     pub elapsed_ms: u64,
     /// `not_required` (with `quiesced`), `cleaned` or `failed`.
-    pub cleanup_outcome: String,
+    pub cleanup_outcome: CleanupOutcome,
 }
 
 /// One sampled process row (identifiers normalized to ordinals).
@@ -232,7 +278,7 @@ pub struct JournalEntry {
     /// Position in the journal, from 0.
     pub capture_order: u64,
     /// `frames`, `rendered_frames`, `interaction_events`, `lifecycle` or `process_samples`.
-    pub collection: String,
+    pub collection: JournalCollection,
     /// Index in that collection (`lifecycle`: 0 exit, 1 settlement).
     pub index: u64,
 }
@@ -249,7 +295,7 @@ pub struct FileState {
     pub size: u64,
     /// `file`, `directory`, `symlink` or `other`.
     #[serde(rename = "type")]
-    pub kind: String,
+    pub kind: FileKind,
     /// Whole-file SHA-256, or null when not hashed (see `truncation_details`).
     pub sha256: Option<String>,
     /// A symlink's target text; null otherwise.
@@ -263,7 +309,7 @@ pub struct FileEffect {
     /// Root-aliased path.
     pub path: String,
     /// `created`, `deleted`, `modified`, `unchanged` or `unknown`.
-    pub status: String,
+    pub status: EffectStatus,
     /// State before (null: absent, or unobserved for `unknown`).
     pub before: Option<FileState>,
     /// State after (null: absent, or unobserved for `unknown`).
@@ -278,7 +324,7 @@ pub struct FileEffect {
 #[serde(deny_unknown_fields)]
 pub struct ResidualUnknown {
     /// `terminal`, `interaction`, `exit`, `process`, `filesystem`, `cleanup` or `network`.
-    pub scope: String,
+    pub scope: ResidualScope,
     /// Why.
     pub reason: String,
 }
@@ -288,11 +334,12 @@ pub struct ResidualUnknown {
 #[serde(deny_unknown_fields)]
 pub struct Cleanup {
     /// `verified` when no owned process remained after cleanup.
-    pub owned_process_group: String,
-    /// `released` when the terminal renderer was shut down.
-    pub terminal_renderer: String,
-    /// `removed` when the private temporary root was deleted.
-    pub temporary_root: String,
+    pub owned_process_group: OwnedGroupOutcome,
+    /// `disposed` when the terminal renderer's thread was joined, `failed`
+    /// when it panicked (`not_required` in records of builds without one).
+    pub terminal_renderer: RendererOutcome,
+    /// `removed` when the private temporary root was deleted, else `remove_failed`.
+    pub temporary_root: TemporaryRootOutcome,
     /// How signals reached verified processes: `pidfd` or `checked-kill`.
     pub signal_mechanism: String,
     /// Unrelated processes whose ownership token the host withheld; untouched.
@@ -483,7 +530,7 @@ pub struct ProcessTruncation {
     /// Whether sampling ended partially.
     pub truncated: bool,
     /// Always `sampled`.
-    pub coverage: String,
+    pub coverage: ProcessCoverage,
     /// `limits.processes`.
     pub sample_limit: u64,
     /// Samples recorded.

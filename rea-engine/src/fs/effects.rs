@@ -3,7 +3,7 @@
 use std::collections::{HashMap, HashSet};
 
 use super::snapshot::{Snapshot, utf16_cmp};
-use crate::evidence::{FileEffect, FileState};
+use crate::evidence::{EffectStatus, FileEffect, FileKind, FileState};
 
 /// `unknown` reason: the path is absent before, but the before snapshot did
 /// not exhaust the enumeration of its root.
@@ -38,21 +38,21 @@ pub fn effects(before: &Snapshot, after: &Snapshot) -> Vec<FileEffect> {
         let was = before_side.states.get(path).copied();
         let is = after_side.states.get(path).copied();
         let (status, reason) = match (was, is) {
-            (Some(was), Some(is)) => (if was == is { "unchanged" } else { "modified" }, None),
+            (Some(was), Some(is)) => (if was == is { EffectStatus::Unchanged } else { EffectStatus::Modified }, None),
             (None, _) => match before_side.unproven_absence(path) {
-                None => ("created", None),
-                Some(Unproven::Incomplete) => ("unknown", Some(UNKNOWN_BEFORE_INCOMPLETE)),
-                Some(Unproven::BelowSymlink) => ("unknown", Some(UNKNOWN_BEFORE_BELOW_SYMLINK)),
+                None => (EffectStatus::Created, None),
+                Some(Unproven::Incomplete) => (EffectStatus::Unknown, Some(UNKNOWN_BEFORE_INCOMPLETE)),
+                Some(Unproven::BelowSymlink) => (EffectStatus::Unknown, Some(UNKNOWN_BEFORE_BELOW_SYMLINK)),
             },
             (_, None) => match after_side.unproven_absence(path) {
-                None => ("deleted", None),
-                Some(Unproven::Incomplete) => ("unknown", Some(UNKNOWN_AFTER_INCOMPLETE)),
-                Some(Unproven::BelowSymlink) => ("unknown", Some(UNKNOWN_AFTER_BELOW_SYMLINK)),
+                None => (EffectStatus::Deleted, None),
+                Some(Unproven::Incomplete) => (EffectStatus::Unknown, Some(UNKNOWN_AFTER_INCOMPLETE)),
+                Some(Unproven::BelowSymlink) => (EffectStatus::Unknown, Some(UNKNOWN_AFTER_BELOW_SYMLINK)),
             },
         };
         effects.push(FileEffect {
             path: path.to_owned(),
-            status: status.to_owned(),
+            status,
             before: was.cloned(),
             after: is.cloned(),
             reason: reason.map(str::to_owned),
@@ -88,7 +88,7 @@ impl<'a> Side<'a> {
             symlinks: snapshot
                 .files
                 .iter()
-                .filter(|state| state.kind == "symlink")
+                .filter(|state| state.kind == FileKind::Symlink)
                 .map(|state| state.path.as_str())
                 .collect(),
         }

@@ -8,7 +8,7 @@ use std::sync::{Mutex, mpsc};
 
 use super::hash::{self, Decision, Interrupt, Speculation, Worked};
 use super::{FsError, FsKind, FsMeta, FsProbe};
-use crate::evidence::{EnumerationOmission, FileState, FilesystemTruncation, HashOmission, RootCoverage};
+use crate::evidence::{EnumerationOmission, FileKind, FileState, FilesystemTruncation, HashOmission, RootCoverage};
 use crate::scenario::Limits;
 
 /// `enumeration_omissions` reason: a read failed (see `system_code`).
@@ -251,19 +251,12 @@ impl Walker<'_> {
 
     fn record(&mut self, path: String, meta: &FsMeta, symlink_target: Option<String>) {
         let kind = match meta.kind {
-            FsKind::File => "file",
-            FsKind::Directory => "directory",
-            FsKind::Symlink => "symlink",
-            FsKind::Other => "other",
+            FsKind::File => FileKind::File,
+            FsKind::Directory => FileKind::Directory,
+            FsKind::Symlink => FileKind::Symlink,
+            FsKind::Other => FileKind::Other,
         };
-        self.files.push(FileState {
-            path,
-            mode: meta.mode,
-            size: meta.size,
-            kind: kind.to_owned(),
-            sha256: None,
-            symlink_target,
-        });
+        self.files.push(FileState { path, mode: meta.mode, size: meta.size, kind, sha256: None, symlink_target });
     }
 
     fn visit(&mut self, root: &mut RootWalk, path: &Path, relative: &str, depth: u64) -> Result<(), Stop> {

@@ -11,7 +11,10 @@ use sha2::{Digest, Sha256};
 
 use super::testing::{Action, DIR_MODE, DIR_SIZE, EACCES, EIO, ENOENT, FIFO_MODE, FILE_MODE, FakeFs, Op, SYMLINK_MODE};
 use super::*;
-use crate::evidence::{EnumerationOmission, FileEffect, FileState, FilesystemTruncation, HashOmission, RootCoverage};
+use crate::evidence::{
+    EffectStatus, EnumerationOmission, FileEffect, FileKind, FileState, FilesystemTruncation, HashOmission,
+    RootCoverage,
+};
 use crate::scenario::Limits;
 
 const EMPTY_SHA256: &str = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
@@ -45,7 +48,7 @@ fn dir(path: &str) -> FileState {
         path: path.to_owned(),
         mode: DIR_MODE,
         size: DIR_SIZE,
-        kind: "directory".to_owned(),
+        kind: FileKind::Directory,
         sha256: None,
         symlink_target: None,
     }
@@ -56,7 +59,7 @@ fn file(path: &str, size: u64, sha256: Option<&str>) -> FileState {
         path: path.to_owned(),
         mode: FILE_MODE,
         size,
-        kind: "file".to_owned(),
+        kind: FileKind::File,
         sha256: sha256.map(str::to_owned),
         symlink_target: None,
     }
@@ -67,7 +70,7 @@ fn link(path: &str, target: &str) -> FileState {
         path: path.to_owned(),
         mode: SYMLINK_MODE,
         size: target.len() as u64,
-        kind: "symlink".to_owned(),
+        kind: FileKind::Symlink,
         sha256: None,
         symlink_target: Some(target.to_owned()),
     }
@@ -78,7 +81,7 @@ fn fifo(path: &str) -> FileState {
         path: path.to_owned(),
         mode: FIFO_MODE,
         size: 0,
-        kind: "other".to_owned(),
+        kind: FileKind::Other,
         sha256: None,
         symlink_target: None,
     }
@@ -114,7 +117,7 @@ fn hash_omission(path: &str, size: u64, remaining_budget: u64, reason: &str, cod
 }
 
 fn effect(path: &str, status: &str, before: Option<FileState>, after: Option<FileState>) -> FileEffect {
-    FileEffect { path: path.to_owned(), status: status.to_owned(), before, after, reason: None }
+    FileEffect { path: path.to_owned(), status: status.parse().expect("an effect status"), before, after, reason: None }
 }
 
 fn unknown(path: &str, before: Option<FileState>, after: Option<FileState>, reason: &str) -> FileEffect {
@@ -731,7 +734,7 @@ fn absence_proves_nothing_in_an_incomplete_root_and_only_there() {
             "after_enumeration_incomplete"
         ))
     );
-    assert_eq!(reversed.iter().filter(|effect| effect.status == "unknown").count(), 1);
+    assert_eq!(reversed.iter().filter(|effect| effect.status == EffectStatus::Unknown).count(), 1);
 }
 
 #[test]

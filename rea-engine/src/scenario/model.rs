@@ -32,6 +32,16 @@ pub const MAX_PATTERNS: usize = 32;
 pub const MAX_PATTERN_CHARS: usize = 500;
 /// Maximum length of a normalization replacement, in characters.
 pub const MAX_REPLACEMENT_CHARS: usize = 100;
+/// Maximum UTF-8 bytes of one input event's `data`.
+pub const MAX_INPUT_DATA_BYTES: usize = 4096;
+/// Maximum UTF-8 bytes of all input events' `data` together.
+pub const MAX_TOTAL_INPUT_BYTES: usize = 262_144;
+/// Shortest sensitive input, without its trailing line terminator, that can
+/// be redacted from terminal text without hiding unrelated text (an input
+/// that is only a line terminator has nothing to redact and is allowed).
+pub const MIN_SENSITIVE_INPUT_BYTES: usize = 4;
+/// Maximum size of the whole scenario document, as compact JSON.
+pub const MAX_SCENARIO_BYTES: usize = 4 * 1024 * 1024;
 /// The environment variable that carries the run token. Scenarios may not set it.
 pub const RUN_TOKEN_VARIABLE: &str = "REA_PROCESS_RUN_ID";
 /// Schema pattern of strings handed to the operating system, which cannot
@@ -159,9 +169,13 @@ pub enum Event {
         /// Milliseconds after launch.
         #[schemars(range(max = 9_007_199_254_740_991u64))]
         at_ms: u64,
-        /// The text to write.
+        /// The text to write, at most 4096 UTF-8 bytes (262144 across all
+        /// input events).
+        #[schemars(length(max = 4096))]
         data: String,
-        /// Record only `<redacted-input:N-bytes>` instead of the text.
+        /// Record only `<redacted-input:N-bytes>` instead of the text, and
+        /// replace its echo in terminal text by the same marker; at least 4
+        /// bytes besides a trailing line terminator.
         #[serde(default)]
         sensitive: bool,
     },
@@ -197,10 +211,16 @@ impl Event {
 
     /// The event's `type` tag.
     pub fn kind(&self) -> &'static str {
+        self.interaction_kind().as_str()
+    }
+
+    /// The kind of interaction it records.
+    pub fn interaction_kind(&self) -> crate::evidence::InteractionKind {
+        use crate::evidence::InteractionKind;
         match self {
-            Event::Input { .. } => "input",
-            Event::Resize { .. } => "resize",
-            Event::Signal { .. } => "signal",
+            Event::Input { .. } => InteractionKind::Input,
+            Event::Resize { .. } => InteractionKind::Resize,
+            Event::Signal { .. } => InteractionKind::Signal,
         }
     }
 }

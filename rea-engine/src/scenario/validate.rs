@@ -67,6 +67,19 @@ const TOP_KEYS: &[&str] = &[
 /// Validates `value` in place and builds the scenario, or returns every issue.
 pub(super) fn validate(mut value: Value) -> Result<Scenario, Vec<Issue>> {
     let mut v = Validator::default();
+    let mut size = ByteCount(0);
+    // Writing into a counter fails only if the counter did, and it cannot.
+    let _ = serde_json::to_writer(&mut size, &value);
+    let ByteCount(size) = size;
+    if size > MAX_SCENARIO_BYTES {
+        v.issue(
+            "",
+            format!(
+                "the scenario is {size} bytes as compact JSON; at most {MAX_SCENARIO_BYTES} are allowed, so every capture stays importable"
+            ),
+        );
+        return Err(v.issues);
+    }
     v.scenario(&mut value);
     if !v.issues.is_empty() {
         return Err(v.issues);
@@ -74,6 +87,19 @@ pub(super) fn validate(mut value: Value) -> Result<Scenario, Vec<Issue>> {
     serde_json::from_value(value).map_err(|e| {
         vec![Issue { path: String::new(), rule: format!("internal error: validated scenario did not convert ({e})") }]
     })
+}
+
+/// Counts the bytes written to it.
+struct ByteCount(usize);
+
+impl std::io::Write for ByteCount {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 += buf.len();
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 #[derive(Default)]
@@ -351,6 +377,7 @@ impl Validator {
     fn events(&mut self, value: &mut Value, timeout: Option<u64>, terminal: Option<Terminal>) {
         let Some(items) = self.array("events", value, MAX_EVENTS, "event objects") else { return };
         let mut previous: Option<(usize, u64)> = None;
+        let mut input_bytes = 0usize;
         for (i, item) in items.iter_mut().enumerate() {
             let path = join_index("events", i);
             let Some(event) = self.object(&path, item) else { continue };
@@ -402,14 +429,16 @@ impl Validator {
             match kind.as_str() {
                 "input" => {
                     self.unknown_keys(&path, event, &["type", "at_ms", "data", "sensitive"]);
+                    let sensitive = event.get("sensitive").and_then(|s| self.boolean(&join_key(&path, "sensitive"), s));
                     match event.get("data") {
                         None => self.issue(&join_key(&path, "data"), "is required: the text to type into the terminal"),
                         Some(d) => {
-                            self.string(&join_key(&path, "data"), d, false, false);
+                            let data_path = join_key(&path, "data");
+                            if let Some(data) = self.string(&data_path, d, false, false) {
+                                input_bytes += data.len();
+                                self.input_data(&data_path, data, sensitive == Some(true));
+                            }
                         }
-                    }
-                    if let Some(s) = event.get("sensitive") {
-                        self.boolean(&join_key(&path, "sensitive"), s);
                     }
                 }
                 "resize" => {
@@ -452,6 +481,36 @@ impl Validator {
                     }
                 }
             }
+        }
+        if input_bytes > MAX_TOTAL_INPUT_BYTES {
+            self.issue(
+                "events",
+                format!(
+                    "input events hold {input_bytes} bytes of data together; at most {MAX_TOTAL_INPUT_BYTES} are allowed, so every capture stays importable"
+                ),
+            );
+        }
+    }
+
+    /// The bounds of one input event's text.
+    fn input_data(&mut self, path: &str, data: &str, sensitive: bool) {
+        if data.len() > MAX_INPUT_DATA_BYTES {
+            self.issue(
+                path,
+                format!(
+                    "has {} UTF-8 bytes; at most {MAX_INPUT_DATA_BYTES} are allowed in one input event (split the text over several events)",
+                    data.len()
+                ),
+            );
+        }
+        let secret = crate::capture::redact::secret_part(data).len();
+        if sensitive && secret > 0 && secret < MIN_SENSITIVE_INPUT_BYTES {
+            self.issue(
+                path,
+                format!(
+                    "a sensitive input needs at least {MIN_SENSITIVE_INPUT_BYTES} bytes besides its line terminator (this one has {secret}), so that its echo can be redacted from terminal text without hiding unrelated text; remove \"sensitive\" if the text is not secret"
+                ),
+            );
         }
     }
 
@@ -519,4 +578,48 @@ fn cell_budget_rule(columns: u64, rows: u64, scrollback: u64) -> Option<String> 
             "terminal working buffer columns × (rows + scrollback) = {columns} × ({rows} + {scrollback}) = {cells} cells, above the 1000000-cell budget; rea never clamps it, so choose a smaller size or scrollback"
         )
     })
+}
+
+#[cfg(test)]
+mod bound_tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn a_scenario_over_the_whole_document_bound_is_refused_at_its_root() {
+        let big = "x".repeat(MAX_SCENARIO_BYTES);
+        let issues = validate(json!({"executable": "sh", "arguments": [big]})).unwrap_err();
+        assert_eq!(issues.len(), 1);
+        assert_eq!(issues[0].path, "");
+        assert!(issues[0].rule.contains("at most 4194304 are allowed"), "{}", issues[0].rule);
+    }
+
+    #[test]
+    fn input_bounds_count_utf8_bytes_and_a_bare_line_terminator_may_be_sensitive() {
+        let at_bound = "é".repeat(MAX_INPUT_DATA_BYTES / 2);
+        assert!(
+            validate(json!({"executable": "sh", "events": [{"type": "input", "at_ms": 0, "data": at_bound}]})).is_ok()
+        );
+        let over = format!("{at_bound}x");
+        let issues =
+            validate(json!({"executable": "sh", "events": [{"type": "input", "at_ms": 0, "data": over}]})).unwrap_err();
+        assert_eq!(issues[0].path, "events[0].data");
+        for data in ["\r", "\r\n", "", "abcd\n"] {
+            let scenario =
+                json!({"executable": "sh", "events": [{"type": "input", "at_ms": 0, "data": data, "sensitive": true}]});
+            assert!(validate(scenario).is_ok(), "{data:?}");
+        }
+        let issues = validate(
+            json!({"executable": "sh", "events": [{"type": "input", "at_ms": 0, "data": "abc\n", "sensitive": true}]}),
+        )
+        .unwrap_err();
+        assert!(issues[0].rule.contains("this one has 3"), "{}", issues[0].rule);
+        let events: Vec<_> = (0..=MAX_TOTAL_INPUT_BYTES / MAX_INPUT_DATA_BYTES)
+            .map(|i| json!({"type": "input", "at_ms": i, "data": "b".repeat(MAX_INPUT_DATA_BYTES)}))
+            .collect();
+        let issues = validate(json!({"executable": "sh", "events": events})).unwrap_err();
+        assert_eq!((issues.len(), issues[0].path.as_str()), (1, "events"));
+        assert!(issues[0].rule.contains("hold 266240 bytes of data together; at most 262144"), "{}", issues[0].rule);
+    }
 }

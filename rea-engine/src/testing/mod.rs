@@ -16,11 +16,14 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::evidence::{
-    CAPTURE_SCHEMA_VERSION, CaptureRecord, Cleanup, Evidence, Exit, FileEffect, FileState, FilesystemTruncation, Frame,
-    InteractionEvent, JournalEntry, Manifest, NormalizedTerminalTruncation, PROVIDER_VERSION, ProcessSample,
-    ProcessTruncation, RawTerminalTruncation, RenderedFrame, RenderedTerminalTruncation, ResidualUnknown, RootCoverage,
-    Settlement, TruncationDetails, architecture_name, capture_evidence, digest, platform_name,
+    ActiveBuffer, CAPTURE_SCHEMA_VERSION, CaptureRecord, Cleanup, CleanupOutcome, EffectStatus, Evidence, Exit,
+    ExitReason, FileEffect, FileKind, FileState, FilesystemTruncation, Frame, InteractionEvent, InteractionKind,
+    InteractionOutcome, JournalCollection, JournalEntry, Manifest, NormalizedTerminalTruncation, PROVIDER_VERSION,
+    ProcessSample, ProcessTruncation, RawTerminalTruncation, RenderedFrame, RenderedTerminalTruncation,
+    ResidualUnknown, RootCoverage, Settlement, SettlementState, TruncationDetails, architecture_name, capture_evidence,
+    digest, platform_name,
 };
+use crate::evidence::{OwnedGroupOutcome, ProcessCoverage, RendererOutcome, ResidualScope, TemporaryRootOutcome};
 use crate::scenario::{
     Event, ResolvedScenario, Resolver, comparison_contract, normalization_projection, parse_scenario, redacted_input,
     scenario_commitment,
@@ -44,24 +47,24 @@ pub fn resolve(dir: &Path, scenario: Value) -> ResolvedScenario {
 
 fn interaction(sequence: usize, event: &Event) -> InteractionEvent {
     let (kind, data) = match event {
-        Event::Input { data, sensitive: true, .. } => ("input", redacted_input(data.len())),
-        Event::Input { data, .. } => ("input", data.clone()),
-        Event::Resize { columns, rows, .. } => ("resize", format!("{columns}x{rows}")),
-        Event::Signal { signal, .. } => ("signal", signal.as_str().to_owned()),
+        Event::Input { data, sensitive: true, .. } => (InteractionKind::Input, redacted_input(data.len())),
+        Event::Input { data, .. } => (InteractionKind::Input, data.clone()),
+        Event::Resize { columns, rows, .. } => (InteractionKind::Resize, format!("{columns}x{rows}")),
+        Event::Signal { signal, .. } => (InteractionKind::Signal, signal.as_str().to_owned()),
     };
     InteractionEvent {
         sequence: sequence as u64,
         scheduled_at_ms: event.at_ms(),
         dispatched_at_ms: event.at_ms() + 1,
-        kind: kind.to_owned(),
+        kind,
         data,
-        outcome: "dispatched".to_owned(),
+        outcome: InteractionOutcome::Dispatched,
         reason: None,
     }
 }
 
 fn directory(path: String) -> FileState {
-    FileState { path, mode: 0o040_755, size: 4096, kind: "directory".into(), sha256: None, symlink_target: None }
+    FileState { path, mode: 0o040_755, size: 4096, kind: FileKind::Directory, sha256: None, symlink_target: None }
 }
 
 fn filesystem_truncation(r: &ResolvedScenario, entries: usize, bytes_hashed: u64) -> FilesystemTruncation {
@@ -110,7 +113,7 @@ pub fn capture_record(r: &ResolvedScenario) -> CaptureRecord {
         rows: s.terminal.rows,
         cursor_x: 0,
         cursor_y: 2,
-        active_buffer: "normal".into(),
+        active_buffer: ActiveBuffer::Normal,
         lines,
         serialized_state,
     }];
@@ -125,31 +128,28 @@ pub fn capture_record(r: &ResolvedScenario) -> CaptureRecord {
         session_id: Some(1),
     }];
 
-    let mut journal: Vec<(&str, usize)> = vec![("process_samples", 0), ("frames", 0), ("frames", 1)];
-    journal.push(("rendered_frames", 0));
-    journal.extend((0..interaction_events.len()).map(|i| ("interaction_events", i)));
-    journal.extend([("lifecycle", 0), ("lifecycle", 1)]);
+    use JournalCollection as J;
+    let mut journal: Vec<(J, usize)> = vec![(J::ProcessSamples, 0), (J::Frames, 0), (J::Frames, 1)];
+    journal.push((J::RenderedFrames, 0));
+    journal.extend((0..interaction_events.len()).map(|i| (J::InteractionEvents, i)));
+    journal.extend([(J::Lifecycle, 0), (J::Lifecycle, 1)]);
     let event_journal = journal
         .into_iter()
         .enumerate()
-        .map(|(i, (collection, index))| JournalEntry {
-            capture_order: i as u64,
-            collection: collection.into(),
-            index: index as u64,
-        })
+        .map(|(i, (collection, index))| JournalEntry { capture_order: i as u64, collection, index: index as u64 })
         .collect();
 
     let roots: Vec<FileState> = (0..r.observation_paths.len()).map(|i| directory(format!("root_{i}:."))).collect();
     let (files_before, files_after, filesystem_effects, residual_unknowns, limitations) = if roots.is_empty() {
         let reason = "No filesystem observation paths were selected, so filesystem effects are unknown.";
-        let unknown = ResidualUnknown { scope: "filesystem".into(), reason: reason.into() };
+        let unknown = ResidualUnknown { scope: ResidualScope::Filesystem, reason: reason.into() };
         (Vec::new(), Vec::new(), Vec::new(), vec![unknown], vec![reason.to_owned()])
     } else {
         let report = FileState {
             path: "root_0:report.json".into(),
             mode: 0o100_644,
             size: 17,
-            kind: "file".into(),
+            kind: FileKind::File,
             sha256: Some(digest(&json!({"status": "complete"})).unwrap_or_default()),
             symlink_target: None,
         };
@@ -159,7 +159,7 @@ pub fn capture_record(r: &ResolvedScenario) -> CaptureRecord {
             .iter()
             .map(|d| FileEffect {
                 path: d.path.clone(),
-                status: "unchanged".into(),
+                status: EffectStatus::Unchanged,
                 before: Some(d.clone()),
                 after: Some(d.clone()),
                 reason: None,
@@ -169,7 +169,7 @@ pub fn capture_record(r: &ResolvedScenario) -> CaptureRecord {
             1,
             FileEffect {
                 path: report.path.clone(),
-                status: "created".into(),
+                status: EffectStatus::Created,
                 before: None,
                 after: Some(report),
                 reason: None,
@@ -215,7 +215,7 @@ pub fn capture_record(r: &ResolvedScenario) -> CaptureRecord {
         filesystem_after: filesystem_truncation(r, files_after.len(), hashed(&files_after)),
         process: ProcessTruncation {
             truncated: false,
-            coverage: "sampled".into(),
+            coverage: ProcessCoverage::Sampled,
             sample_limit: s.limits.processes,
             samples: 1,
             limit_reached: false,
@@ -249,11 +249,11 @@ pub fn capture_record(r: &ResolvedScenario) -> CaptureRecord {
         frames,
         rendered_frames,
         interaction_events,
-        exit: Exit { code: Some(0), signal: 0, reason: "exited".into(), finalization: None },
+        exit: Exit { code: Some(0), signal: 0, reason: ExitReason::Exited, finalization: None },
         settlement: Settlement {
-            state: "quiesced".into(),
+            state: SettlementState::Quiesced,
             elapsed_ms: s.settle_ms,
-            cleanup_outcome: "not_required".into(),
+            cleanup_outcome: CleanupOutcome::NotRequired,
         },
         process_samples,
         event_journal,
@@ -265,9 +265,9 @@ pub fn capture_record(r: &ResolvedScenario) -> CaptureRecord {
         limitations,
         residual_unknowns,
         cleanup: Cleanup {
-            owned_process_group: "verified".into(),
-            terminal_renderer: "released".into(),
-            temporary_root: "removed".into(),
+            owned_process_group: OwnedGroupOutcome::Verified,
+            terminal_renderer: RendererOutcome::Disposed,
+            temporary_root: TemporaryRootOutcome::Removed,
             signal_mechanism: "pidfd".into(),
             unverified_processes: Vec::new(),
         },

@@ -8,7 +8,7 @@ use super::EMULATOR;
 use crate::BuildInfo;
 use crate::capture::progress::NullProgress;
 use crate::capture::{CaptureRequest, capture};
-use crate::evidence::CaptureRecord;
+use crate::evidence::{CaptureRecord, JournalCollection, RendererOutcome};
 use crate::host::ExitStatus;
 use crate::testing::fakes::FakeWorld;
 
@@ -38,16 +38,16 @@ fn every_retained_chunk_is_rendered_and_journaled_after_its_frame() {
     for (raw, rendered) in r.frames.iter().zip(&r.rendered_frames) {
         assert_eq!(raw.at_ms, rendered.at_ms);
     }
-    let order = |collection: &str, index: usize| {
+    let order = |collection: JournalCollection, index: usize| {
         r.event_journal.iter().position(|e| e.collection == collection && e.index == index as u64).unwrap()
     };
     for i in 0..r.frames.len() {
-        assert!(order("frames", i) < order("rendered_frames", i));
+        assert!(order(JournalCollection::Frames, i) < order(JournalCollection::RenderedFrames, i));
     }
     let account = &r.truncation_details.rendered_terminal;
     assert_eq!((account.observed_frames, account.retained_frames), (r.frames.len() as u64, r.frames.len() as u64));
     assert_eq!(r.manifest.terminal_emulator.as_deref(), Some(EMULATOR));
-    assert_eq!(r.cleanup.terminal_renderer, "disposed");
+    assert_eq!(r.cleanup.terminal_renderer, RendererOutcome::Disposed);
     assert!(!r.limitations.iter().any(|l| l.contains("render")));
 }
 

@@ -154,7 +154,7 @@ mod tests {
             rows: 1,
             cursor_x: 0,
             cursor_y: 0,
-            active_buffer: "normal".into(),
+            active_buffer: crate::evidence::ActiveBuffer::Normal,
             lines: vec![],
             serialized_state: String::new(),
         };

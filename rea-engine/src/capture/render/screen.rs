@@ -1,7 +1,7 @@
 //! The terminal emulator (avt) and the snapshot of one rendered state.
 
 use super::super::normalize::{Normalized, Normalizer};
-use crate::evidence::RenderedFrame;
+use crate::evidence::{ActiveBuffer, RenderedFrame};
 
 /// Name and version of the emulator, recorded in every capture's manifest.
 /// A unit test keeps it equal to the version in `Cargo.lock`.
@@ -93,8 +93,8 @@ impl Screen {
         let (serialized_state, size) = self.piece(&self.term.dump());
         add(size);
         let active_buffer = match self.term.active_screen_kind() {
-            avt::ScreenKind::Primary => "normal",
-            avt::ScreenKind::Alternate => "alternate",
+            avt::ScreenKind::Primary => ActiveBuffer::Normal,
+            avt::ScreenKind::Alternate => ActiveBuffer::Alternate,
         };
         let to_u16 = |v: usize| u16::try_from(v).unwrap_or(u16::MAX);
         let frame = RenderedFrame {
@@ -105,7 +105,7 @@ impl Screen {
             // A cursor waiting to wrap sits on the last column, as terminals show it.
             cursor_x: to_u16(cursor.col.min(columns.saturating_sub(1))),
             cursor_y: to_u16(cursor.row.min(rows.saturating_sub(1))),
-            active_buffer: active_buffer.to_owned(),
+            active_buffer,
             lines,
             serialized_state,
         };

@@ -151,7 +151,7 @@ pub fn coverage_gaps(record: &CaptureRecord, sources: &[Source]) -> Vec<String> 
             }
             _ => {}
         }
-        for u in record.residual_unknowns.iter().filter(|u| u.scope == source.dimension()) {
+        for u in record.residual_unknowns.iter().filter(|u| u.scope.as_str() == source.dimension()) {
             push(format!("Residual unknown ({}): {}", u.scope, u.reason));
         }
     }

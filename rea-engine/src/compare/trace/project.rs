@@ -118,7 +118,7 @@ pub fn project(record: &CaptureRecord, sources: &[Source]) -> Vec<Observation> {
         .event_journal
         .iter()
         .filter_map(|entry| {
-            let collection = static_collection(&entry.collection)?;
+            let collection = static_collection(entry.collection.as_str())?;
             let source = collection_source(collection)?;
             if !sources.contains(&source) {
                 return None;

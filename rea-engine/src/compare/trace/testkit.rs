@@ -81,7 +81,7 @@ impl RecordBuilder {
         let capture_order = self.record.event_journal.len() as u64;
         self.record.event_journal.push(JournalEntry {
             capture_order,
-            collection: collection.into(),
+            collection: collection.parse().expect("a journaled collection"),
             index: index as u64,
         });
     }
@@ -116,7 +116,7 @@ impl RecordBuilder {
             rows: 24,
             cursor_x: 0,
             cursor_y: 0,
-            active_buffer: "normal".into(),
+            active_buffer: ActiveBuffer::Normal,
             lines: lines.iter().map(|l| (*l).to_owned()).collect(),
             serialized_state: lines.join("\r\n"),
         });
@@ -153,9 +153,9 @@ impl RecordBuilder {
             sequence: sequence as u64,
             scheduled_at_ms: scheduled,
             dispatched_at_ms: dispatched,
-            kind: "input".into(),
+            kind: InteractionKind::Input,
             data: data.into(),
-            outcome: "dispatched".into(),
+            outcome: InteractionOutcome::Dispatched,
             reason: None,
         });
         self.journal("interaction_events", sequence);
@@ -164,7 +164,7 @@ impl RecordBuilder {
 
     /// The exit with `code` (lifecycle 0).
     pub(in crate::compare) fn exit(mut self, code: i64) -> Self {
-        self.record.exit = Exit { code: Some(code), signal: 0, reason: "exited".into(), finalization: None };
+        self.record.exit = Exit { code: Some(code), signal: 0, reason: ExitReason::Exited, finalization: None };
         self.journal("lifecycle", 0);
         self
     }
@@ -198,14 +198,14 @@ impl RecordBuilder {
             path: format!("root_0:{path}"),
             mode: 0o100644,
             size: 1,
-            kind: "file".into(),
+            kind: FileKind::File,
             sha256: Some(sha256.into()),
             symlink_target: None,
         };
         self.record.files_after.push(state.clone());
         self.record.filesystem_effects.push(FileEffect {
             path: state.path.clone(),
-            status: "created".into(),
+            status: EffectStatus::Created,
             before: None,
             after: Some(state),
             reason: None,
@@ -215,7 +215,9 @@ impl RecordBuilder {
 
     /// A residual unknown.
     pub(in crate::compare) fn residual(mut self, scope: &str, reason: &str) -> Self {
-        self.record.residual_unknowns.push(ResidualUnknown { scope: scope.into(), reason: reason.into() });
+        self.record
+            .residual_unknowns
+            .push(ResidualUnknown { scope: scope.parse().expect("a residual scope"), reason: reason.into() });
         self
     }
 

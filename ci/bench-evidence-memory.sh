@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Evidence output memory (issue "Evidence model"): peak RSS of a capture at
+# the maximum output budget (limits.output_bytes 10,000,000, frames 100,000),
+# printed with --json (streamed) beside the same capture printed as TOON
+# (which needs the whole text first), as a ratio, in one run; plus the size
+# of each document and the retained terminal text. Peak RSS comes from GNU
+# time (`/usr/bin/time -f %M`).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo build --release --quiet
+[[ -x /usr/bin/time ]] || { echo "bench-evidence-memory: GNU time (/usr/bin/time) is required" >&2; exit 1; }
+rea="$(pwd)/target/release/rea"
+dir="$(mktemp -d)"
+trap 'rm -rf "$dir"' EXIT
+cd "$dir"
+# A custom pattern changes every chunk, so both `data` and `raw_data` are
+# retained up to the budget (the most terminal text a capture can hold).
+cat > scenario.json <<JSON
+{
+  "executable": "sh",
+  "arguments": ["-c", "i=0; while [ \$i -lt 400000 ]; do printf '%s line %s\\\\n' \"\$PWD\" \$i; i=\$((i+1)); done | head -c 40000000"],
+  "timeout_ms": 600000,
+  "idle_timeout_ms": 600000,
+  "limits": {"output_bytes": 10000000, "frames": 100000},
+  "normalization": {"patterns": [{"pattern": "line", "replacement": "LINE"}]}
+}
+JSON
+runs="${BENCH_RUNS:-3}"
+measure() { # $1 = output file, rest = rea arguments; prints peak RSS in KiB
+  local out="$1"; shift
+  /usr/bin/time -f %M -o rss.txt "$rea" "$@" > "$out" 2>/dev/null
+  tail -n 1 rss.txt
+}
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+json_rss=(); toon_rss=()
+for _ in $(seq "$runs"); do
+  json_rss+=("$(measure capture.json capture-process scenario.json --json)")
+  toon_rss+=("$(measure capture.toon capture-process scenario.json)")
+done
+j=$(printf '%s\n' "${json_rss[@]}" | median)
+t=$(printf '%s\n' "${toon_rss[@]}" | median)
+retained=$(python3 -c 'import json,sys; d=json.load(open("capture.json"))["normalized_result"]["truncation_details"]; print(d["raw_terminal"]["retained_bytes"], d["normalized_terminal"]["retained_bytes"], d["raw_terminal"]["retained_chunks"])')
+"$rea" compare-process-captures capture.json capture.json --json > comparison.json
+echo "runs per format: $runs (median)"
+echo "retained terminal text (raw bytes, normalized bytes, frames): $retained"
+echo "capture size: JSON $(stat -c %s capture.json) bytes, TOON $(stat -c %s capture.toon) bytes"
+awk -v j="$j" -v t="$t" 'BEGIN {printf "peak RSS --json: %.1f MiB (%.1f MB); TOON: %.1f MiB; ratio json/toon %.2f\n", j/1024, j*1024/1e6, t/1024, j/t}'

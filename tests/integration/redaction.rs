@@ -1,0 +1,133 @@
+//! Secret echo redaction: a sensitive input echoed by the terminal, printed
+//! back by the program (split across chunks), or never echoed, is absent from
+//! every byte `rea` writes (capture JSON and TOON, stderr, the comparison, the
+//! working directory), and the capture counts the redactions.
+
+#![cfg(not(feature = "force-stub"))]
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use crate::util::{Capture, capture, frames_text, rea};
+
+const SECRET: &str = "Qz7-hunter2-Xk9";
+
+fn marker() -> String {
+    format!("<redacted-input:{}-bytes>", SECRET.len() + 1)
+}
+
+fn sensitive_capture(script: &str) -> Capture {
+    capture(json!({
+        "executable": "sh",
+        "arguments": ["-c", script],
+        // Late enough that the script's `stty -echo` has run on a loaded machine.
+        "events": [{"type": "input", "at_ms": 1500, "data": format!("{SECRET}\r"), "sensitive": true}],
+        "timeout_ms": 15000
+    }))
+}
+
+/// Every file under `dir`, recursively, with its bytes.
+fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).expect("read dir") {
+        let path = entry.expect("entry").path();
+        if path.is_dir() {
+            out.extend(files(&path));
+        } else {
+            out.push((path.display().to_string(), std::fs::read(&path).expect("read file")));
+        }
+    }
+    out
+}
+
+fn contains(haystack: &[u8], needle: &str) -> bool {
+    haystack.windows(needle.len()).any(|w| w == needle.as_bytes())
+}
+
+/// Checks the secret is nowhere rea wrote and returns the redaction count the
+/// capture's limitation states.
+fn assert_secret_absent(c: &Capture) -> u64 {
+    assert_eq!(c.status, 0, "stdout: {}", c.stdout);
+    assert!(!c.stdout.contains(SECRET), "the secret is in stdout");
+    assert!(!c.stderr.contains(SECRET), "the secret is in stderr");
+    // The scenario file is the test's own input; everything else is rea's
+    // (there should be nothing else: the programs write no file).
+    for (name, bytes) in files(c.dir.path()).into_iter().filter(|(n, _)| !n.ends_with("/scenario.json")) {
+        assert!(!contains(&bytes, SECRET), "the secret is in {name}");
+    }
+    let record = &c.document["normalized_result"];
+    let limitation = record["limitations"]
+        .as_array()
+        .expect("limitations")
+        .iter()
+        .filter_map(Value::as_str)
+        .find(|l| l.starts_with("Terminal text and sampled command lines were searched"))
+        .expect("a redaction limitation");
+    let count = limitation.split(" replaced by <redacted-input:N-bytes> ").nth(1).expect("a count");
+    let count: u64 = count.split(' ').next().unwrap().parse().expect("a number");
+    // The envelope repeats the record's limitations.
+    assert!(c.document["limitations"].as_array().unwrap().iter().any(|l| l == limitation));
+    count
+}
+
+#[test]
+fn a_secret_echoed_by_the_terminal_is_redacted() {
+    let c = sensitive_capture("printf 'Password: '; read pw; echo \"len=${#pw}\"");
+    assert_eq!(assert_secret_absent(&c), 1);
+    let text = frames_text(&c.document["normalized_result"]);
+    assert!(text.contains(&format!("Password: {}\r\n", marker())), "{text}");
+    assert!(text.contains(&format!("len={}", SECRET.len())), "{text}");
+}
+
+#[test]
+fn a_secret_printed_twice_in_split_chunks_is_redacted_everywhere_rea_writes() {
+    // Each copy is written in two parts a moment apart, split inside the
+    // secret, so the PTY delivers them as separate chunks.
+    let script = "stty -echo; read pw; stty echo; a=$(printf %s \"$pw\" | cut -c1-6); b=$(printf %s \"$pw\" | cut -c7-); \
+                  for i in 1 2; do printf '[%s' \"$a\"; sleep 0.3; printf '%s]\\n' \"$b\"; sleep 0.3; done";
+    let c = sensitive_capture(script);
+    let count = assert_secret_absent(&c);
+    let record = &c.document["normalized_result"];
+    let text = frames_text(record);
+    assert_eq!(text.matches(&format!("[{}]", marker())).count(), 2, "{text}");
+    // Two printed copies; a third only if the input arrived before the
+    // script's `stty -echo` (a very loaded machine) and the terminal echoed it.
+    assert_eq!(count, text.matches(&marker()).count() as u64, "{text}");
+    assert!(count == 2 || count == 3, "{count} redactions: {text}");
+    // No frame holds any fragment that only the split could leave behind.
+    assert!(!text.contains(&SECRET[..6]) && !text.contains(&SECRET[6..]), "{text}");
+
+    // The comparison of the capture with itself, and the TOON rendering of
+    // both documents, hold no secret either.
+    std::fs::write(c.dir.path().join("capture.json"), &c.stdout).unwrap();
+    for args in [
+        &["compare-process-captures", "capture.json", "capture.json", "--json"][..],
+        &["compare-process-captures", "capture.json", "capture.json"][..],
+    ] {
+        let out = rea(c.dir.path(), args);
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+        assert!(out.stdout.len() > 100, "the comparison printed a document");
+        assert!(!contains(&out.stdout, SECRET) && !contains(&out.stderr, SECRET), "the comparison leaks");
+    }
+    let toon = rea(c.dir.path(), &["capture-process", "scenario.json"]);
+    assert_eq!(toon.status.code(), Some(0), "{}", String::from_utf8_lossy(&toon.stdout));
+    assert!(contains(&toon.stdout, &marker()), "the TOON capture shows the marker");
+    assert!(!contains(&toon.stdout, SECRET) && !contains(&toon.stderr, SECRET), "the TOON capture leaks");
+}
+
+#[test]
+fn a_secret_never_echoed_is_counted_as_no_redaction() {
+    let c = sensitive_capture("stty -echo; printf 'Password: '; read pw; stty echo; echo; echo \"len=${#pw}\"");
+    let count = assert_secret_absent(&c);
+    let text = frames_text(&c.document["normalized_result"]);
+    // The input arrives after `stty -echo` has run (1.5 s is ample unless
+    // the machine is very loaded; then the terminal echoed it once, and the
+    // count says so).
+    assert_eq!(count, text.matches(&marker()).count() as u64, "{text}");
+    assert!(count <= 1, "{count} redactions: {text}");
+    if count == 0 {
+        assert!(text.starts_with("Password: \r\n") || text.starts_with("Password: \n"), "{text}");
+    }
+    assert!(text.contains(&format!("len={}", SECRET.len())), "{text}");
+}
