@@ -3,8 +3,12 @@
 //! every step, on the fixture streams and on a pseudo-random stream of
 //! escape sequences, text and resizes, with several normalizers and bounds.
 
+use std::time::Instant;
+
 use super::fixtures::{FIXTURES, Step};
+use super::retain::RenderedLog;
 use super::screen::{Screen, Snapshot};
+use super::{RenderSettings, Renderer};
 use crate::capture::normalize::{HostValues, Normalizer};
 use crate::scenario::{Normalization, Pattern};
 
@@ -149,8 +153,9 @@ fn piece(rng: &mut Rng) -> String {
     }
 }
 
-#[test]
-fn memoized_snapshots_equal_the_straightforward_ones_on_a_random_stream() {
+/// 302 steps of random chunks (some empty or repeated) and resizes, ending
+/// with an escape sequence split across two chunks.
+fn random_steps() -> Vec<Op> {
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     let mut steps = Vec::new();
     let mut last_feed = String::from("again");
@@ -167,8 +172,68 @@ fn memoized_snapshots_equal_the_straightforward_ones_on_a_random_stream() {
         };
         steps.push(step);
     }
-    // A chunk may end inside an escape sequence: split one across steps.
     steps.push(Op::Feed("\x1b[3".into()));
     steps.push(Op::Feed("1mred\x1b[0m".into()));
-    assert_eq!(compare("random stream", 24, 8, &steps), 302 * normalizers().len() * BOUNDS.len());
+    steps
+}
+
+#[test]
+fn memoized_snapshots_equal_the_straightforward_ones_on_a_random_stream() {
+    assert_eq!(compare("random stream", 24, 8, &random_steps()), 302 * normalizers().len() * BOUNDS.len());
+}
+
+/// The renderer (on its thread) against the straightforward pipeline in
+/// line: the same kept frames and the same accounting, under budgets and
+/// frame limits that omit, displace and pin states.
+#[test]
+fn the_renderer_keeps_what_the_straightforward_pipeline_keeps() {
+    let mut streams: Vec<(String, u16, u16, Vec<Op>)> =
+        FIXTURES.iter().map(|f| (f.name.to_owned(), f.columns, f.rows, ops(f.steps))).collect();
+    streams.push(("random stream".into(), 24, 8, random_steps()));
+    for (name, columns, rows, steps) in &streams {
+        for (budget, frames) in [(10_000_000, 100_000), (2_000, 1_000), (700, 5), (300, 2)] {
+            let (_, normalizer) = normalizers().remove(1);
+            let settings = RenderSettings {
+                columns: *columns,
+                rows: *rows,
+                scrollback: 1000,
+                budget_bytes: budget,
+                frame_limit: frames,
+            };
+            let now = Instant::now();
+            let mut renderer = Renderer::start(settings.clone(), normalizer.clone());
+            let mut screen = Screen::new(*columns, *rows, 1000, normalizer, budget);
+            let mut log = RenderedLog::new(budget, frames);
+            for (i, step) in steps.iter().enumerate() {
+                let at = i as u64;
+                match step {
+                    Op::Feed(text) => {
+                        renderer.chunk(text, now, at);
+                        screen.feed(text);
+                        log.offer(now, screen.snapshot_reference(at), false);
+                    }
+                    Op::Resize(c, r) => {
+                        renderer.resize(*c, *r, now, at);
+                        screen.resize(*c, *r);
+                        log.offer(now, screen.snapshot_reference(at), true);
+                    }
+                }
+                if i % 7 == 6 {
+                    renderer.pin();
+                    log.pin_latest();
+                }
+            }
+            let rendered = renderer.finish();
+            let (want, account) = log.finish();
+            let what = format!("{name}, budget {budget}, {frames} frames");
+            assert_eq!(rendered.account, account, "{what}: accounting");
+            if name == "random stream" && budget < 10_000_000 {
+                // The long stream overflows every small budget: states are omitted and displaced.
+                assert!(account.truncated && account.retained_frames > 1, "{what}: {account:?}");
+            }
+            let got: Vec<_> = rendered.frames.into_iter().map(|(_, f)| f).collect();
+            let want: Vec<_> = want.into_iter().map(|(_, f)| f).collect();
+            assert_eq!(got, want, "{what}: kept frames");
+        }
+    }
 }
