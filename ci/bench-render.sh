@@ -7,6 +7,7 @@
 #  3. the raw PTY drain rate on the same stream: `script` and rea capturing
 #     `cat STREAM` at limits that admit, and so render, all of it.
 # The 256 MiB capture and peak RSS with rendering on: ci/bench-capture.sh.
+# The renderer before/after a change, in one run: ci/bench-render-ab.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v tmux >/dev/null || { echo "bench-render: tmux is required (ci/setup-tmux.sh)" >&2; exit 1; }

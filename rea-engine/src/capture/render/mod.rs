@@ -18,6 +18,8 @@ mod screen;
 #[cfg(test)]
 mod capture_tests;
 #[cfg(test)]
+mod differential_tests;
+#[cfg(test)]
 mod fixtures;
 #[cfg(test)]
 mod oracle;

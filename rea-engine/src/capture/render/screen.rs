@@ -21,11 +21,51 @@ pub(crate) struct Snapshot {
     pub(crate) bytes: Option<u64>,
 }
 
+/// A piece's raw text and what normalizing it gave, kept so that an
+/// unchanged row (or dump) is not normalized again: normalization is a pure
+/// function of the text (the rules and bound are fixed for a capture).
+#[derive(Debug, Default)]
+struct Memo {
+    /// The raw text last normalized here; `None` before the first.
+    raw: Option<String>,
+    text: String,
+    size: Option<u64>,
+}
+
+impl Memo {
+    /// The normalized piece for `raw`, computed by `normalize` only when
+    /// `raw` differs from the text last seen here.
+    fn get(&mut self, raw: &str, normalize: impl FnOnce(&str) -> (String, Option<u64>)) -> (String, Option<u64>) {
+        if self.raw.as_deref() != Some(raw) {
+            (self.text, self.size) = normalize(raw);
+            let kept = self.raw.get_or_insert_with(String::new);
+            kept.clear();
+            kept.push_str(raw);
+        }
+        (self.text.clone(), self.size)
+    }
+}
+
+/// Writes a row's text without its trailing U+0020 into `out`: the same as
+/// `line.text().trim_end_matches(' ')`, without building the trailing blanks
+/// or a new string. A wide character's second cell holds no character.
+fn row_text(line: &avt::Line, out: &mut String) {
+    out.clear();
+    let cells = line.cells();
+    let end = cells.iter().rposition(|c| c.width() != 0 && c.char() != ' ').map_or(0, |i| i + 1);
+    out.extend(cells[..end].iter().filter(|c| c.width() != 0).map(avt::Cell::char));
+}
+
 /// The emulator and the normalization applied to what it shows.
 pub(crate) struct Screen {
     term: avt::Terminal,
     normalizer: Normalizer,
     bound: u64,
+    /// One memo per visible row (by index), and one for the dump.
+    rows: Vec<Memo>,
+    dump: Memo,
+    /// Reused buffer for a row's text.
+    row_text: String,
 }
 
 impl Screen {
@@ -38,7 +78,8 @@ impl Screen {
             Some(usize::from(scrollback)),
         )
         .unwrap_or_else(|_| unreachable!("both dimensions are at least 1"));
-        Screen { term, normalizer, bound }
+        let (rows, dump, row_text) = (Vec::new(), Memo::default(), String::new());
+        Screen { term, normalizer, bound, rows, dump, row_text }
     }
 
     /// Parses decoded terminal text.
@@ -52,8 +93,8 @@ impl Screen {
     }
 
     /// Normalizes one piece; the size is `None` when it is unknown.
-    fn piece(&self, text: &str) -> (String, Option<u64>) {
-        match self.normalizer.normalize(text, self.bound) {
+    fn piece(normalizer: &Normalizer, bound: u64, text: &str) -> (String, Option<u64>) {
+        match normalizer.normalize(text, bound) {
             Normalized::Text(t) => {
                 let n = t.len() as u64;
                 (t, Some(n))
@@ -64,8 +105,8 @@ impl Screen {
 
     /// A visible row: trailing blanks are not text, so they are removed
     /// before normalization, and again from its result.
-    fn line(&self, text: &str) -> (String, Option<u64>) {
-        match self.normalizer.normalize(text.trim_end_matches(' '), self.bound) {
+    fn line(normalizer: &Normalizer, bound: u64, text: &str) -> (String, Option<u64>) {
+        match normalizer.normalize(text.trim_end_matches(' '), bound) {
             Normalized::Text(t) => {
                 let kept = t.trim_end_matches(' ').len();
                 let mut t = t;
@@ -79,25 +120,51 @@ impl Screen {
 
     /// The current state, normalized: visible rows with trailing U+0020
     /// removed (before and after normalization), and the emulator's dump.
-    pub(crate) fn snapshot(&self, at_ms: u64) -> Snapshot {
-        let (columns, rows) = self.term.size();
-        let cursor = self.term.cursor();
+    /// Rows and dumps equal to the previous state's are not normalized again.
+    pub(crate) fn snapshot(&mut self, at_ms: u64) -> Snapshot {
+        let (normalizer, bound) = (&self.normalizer, self.bound);
+        let visible = self.term.screen().visible_lines();
+        self.rows.resize_with(visible.len(), Memo::default);
+        let mut sizes = Some(0u64);
+        let mut lines = Vec::with_capacity(visible.len());
+        for (line, memo) in visible.zip(&mut self.rows) {
+            row_text(line, &mut self.row_text);
+            let (text, size) = memo.get(&self.row_text, |raw| Screen::line(normalizer, bound, raw));
+            sizes = sizes.zip(size).map(|(a, b)| a + b);
+            lines.push(text);
+        }
+        let (serialized_state, size) = self.dump.get(&self.term.dump(), |raw| Screen::piece(normalizer, bound, raw));
+        let bytes = sizes.zip(size).map(|(a, b)| a + b);
+        Snapshot { frame: self.frame(at_ms, lines, serialized_state), bytes }
+    }
+
+    /// The straightforward snapshot (no memo, every piece built and
+    /// normalized afresh): the reference the memoized one is tested against.
+    #[cfg(test)]
+    pub(crate) fn snapshot_reference(&self, at_ms: u64) -> Snapshot {
         let mut bytes = Some(0u64);
         let mut add = |n: Option<u64>| bytes = bytes.zip(n).map(|(a, b)| a + b);
-        let mut lines = Vec::with_capacity(rows);
+        let mut lines = Vec::new();
         for line in self.term.screen().visible_lines() {
-            let (text, size) = self.line(&line.text());
+            let (text, size) = Screen::line(&self.normalizer, self.bound, &line.text());
             add(size);
             lines.push(text);
         }
-        let (serialized_state, size) = self.piece(&self.term.dump());
+        let (serialized_state, size) = Screen::piece(&self.normalizer, self.bound, &self.term.dump());
         add(size);
+        Snapshot { frame: self.frame(at_ms, lines, serialized_state), bytes }
+    }
+
+    /// The frame of the current state with its normalized pieces.
+    fn frame(&self, at_ms: u64, lines: Vec<String>, serialized_state: String) -> RenderedFrame {
+        let (columns, rows) = self.term.size();
+        let cursor = self.term.cursor();
         let active_buffer = match self.term.active_screen_kind() {
             avt::ScreenKind::Primary => ActiveBuffer::Normal,
             avt::ScreenKind::Alternate => ActiveBuffer::Alternate,
         };
         let to_u16 = |v: usize| u16::try_from(v).unwrap_or(u16::MAX);
-        let frame = RenderedFrame {
+        RenderedFrame {
             sequence: 0,
             at_ms,
             columns: to_u16(columns),
@@ -108,7 +175,6 @@ impl Screen {
             active_buffer,
             lines,
             serialized_state,
-        };
-        Snapshot { frame, bytes }
+        }
     }
 }
