@@ -6,3 +6,4 @@ if command -v rustup >/dev/null 2>&1; then
 fi
 cargo --version
 rustc --version
+bash "$(dirname "$0")/setup-coreutils.sh"
