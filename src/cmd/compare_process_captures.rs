@@ -1,15 +1,17 @@
 //! `rea compare-process-captures LEFT RIGHT [TRACE]`.
 
 use std::path::Path;
+use std::process::ExitCode;
 
 use rea_engine::UserError;
-use rea_engine::compare::{Side, TraceSpec, compare, parse_trace_spec};
+use rea_engine::compare::{CompareOptions, Side, TraceSpec, compare_with, parse_trace_spec};
 use rea_engine::evidence::{CaptureRecord, Evidence, import_capture};
 use rea_engine::input::read_json_file;
 
-use crate::Outcome;
 use crate::cli::CompareArgs;
 use crate::errors::failure;
+use crate::output::Format;
+use crate::{Outcome, exit};
 
 fn load(path: &Path) -> Result<(Evidence, CaptureRecord), Box<dyn UserError>> {
     let value = read_json_file("capture", path).map_err(|e| Box::new(e) as Box<dyn UserError>)?;
@@ -34,8 +36,25 @@ pub(crate) fn run(args: CompareArgs) -> Outcome {
         Err(e) => return failure(e.as_ref()),
     };
     let (l, r) = (Side { evidence: &left.0, record: &left.1 }, Side { evidence: &right.0, record: &right.1 });
-    match compare(l, r, trace.as_ref()) {
+    let options = CompareOptions { timing_tolerance_ms: args.timing_tolerance_ms };
+    match compare_with(l, r, trace.as_ref(), options) {
         Ok(evidence) => Outcome { document: serde_json::to_value(evidence).unwrap_or_default(), success: true },
         Err(e) => failure(&e),
+    }
+}
+
+/// Whether a comparison document reports an observed difference.
+fn observed_difference(outcome: &Outcome) -> bool {
+    outcome.success && outcome.document["normalized_result"]["status"] == "changed"
+}
+
+/// Prints the outcome; with `--exit-code`, a successful comparison that
+/// observed a difference exits 3.
+pub(crate) fn emit(outcome: &Outcome, format: Format, exit_code: bool) -> ExitCode {
+    let status = crate::emit(outcome, format);
+    if exit_code && observed_difference(outcome) && status == ExitCode::from(exit::SUCCESS) {
+        ExitCode::from(exit::DIFFERENCE)
+    } else {
+        status
     }
 }
