@@ -12,6 +12,8 @@
 //! An optional trace specification ([`trace`]) adds a `trace` verdict and
 //! changes the statuses of the dimensions its sources cover.
 
+#[cfg(test)]
+mod behaviour_tests;
 mod contract;
 mod diff;
 mod dimensions;
