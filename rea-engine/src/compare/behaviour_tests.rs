@@ -203,3 +203,23 @@ fn differences_are_bounded_and_counted() {
     assert_eq!(fs["differences"][0]["path"], "files_after[\"root_0:f00\"].sha256");
     assert_eq!(fs["differences"][0]["left"], "aa");
 }
+
+#[test]
+fn outputs_differing_only_in_an_invalid_byte_are_changed() {
+    let with = |hex: &str| {
+        let mut r = RecordBuilder::new().frame(0, "a\u{FFFD}b\r\n").exit(0).build();
+        r.frames[0].invalid_utf8 = Some(hex.into());
+        r
+    };
+    assert_eq!(compare_records(&with("ff"), &with("ff"), None)["status"], "unchanged");
+    let result = compare_records(&with("ff"), &with("fe"), None);
+    assert_eq!(status(&result, "terminal"), "changed");
+    assert_eq!(result["first_divergence"]["path"], "terminal.segments[0].invalid_utf8");
+    assert_eq!(
+        (result["first_divergence"]["left"].as_str(), result["first_divergence"]["right"].as_str()),
+        (Some("ff"), Some("fe"))
+    );
+    // A real U+FFFD printed by the program is not an invalid byte.
+    let printed = RecordBuilder::new().frame(0, "a\u{FFFD}b\r\n").exit(0).build();
+    assert_eq!(status(&compare_records(&printed, &with("ff"), None), "terminal"), "changed");
+}

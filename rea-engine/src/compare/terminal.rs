@@ -8,6 +8,10 @@
 //! without a complete journal, from `at_ms` against `dispatched_at_ms`).
 //! The screen ending segment *k* is the last rendered frame recorded before
 //! that event; the one ending the last segment is the final screen.
+//!
+//! Invalid UTF-8 became U+FFFD in `data`, which loses the bytes; each
+//! frame's `invalid_utf8` keeps them, and a segment's invalid sequences are
+//! compared too, so different bytes never compare equal.
 
 use std::collections::HashMap;
 
@@ -26,6 +30,8 @@ pub const TRUNCATION_MARGIN_BYTES: usize = 128 * 1024;
 /// One side's terminal, cut into segments.
 pub(super) struct Segmented<'a> {
     segments: Vec<String>,
+    /// Hex groups of each segment's invalid UTF-8 sequences, in order.
+    invalid: Vec<Vec<&'a str>>,
     /// The screen ending each segment, when one was rendered before it.
     screens: Vec<Option<&'a RenderedFrame>>,
     /// Bytes of the whole stream known to precede any omission.
@@ -62,8 +68,11 @@ impl<'a> Segmented<'a> {
             .collect();
         let segment_of = |k: u64| boundaries.partition_point(|&b| b < k);
         let mut segments = vec![String::new(); boundaries.len() + 1];
+        let mut invalid = vec![Vec::new(); boundaries.len() + 1];
         for (i, f) in r.frames.iter().enumerate() {
-            segments[segment_of(key("frames", i, f.at_ms))].push_str(&f.data);
+            let k = segment_of(key("frames", i, f.at_ms));
+            segments[k].push_str(&f.data);
+            invalid[k].extend(f.invalid_utf8.iter().flat_map(|g| g.split(' ')));
         }
         let mut screens = vec![None; boundaries.len() + 1];
         for (i, f) in r.rendered_frames.iter().enumerate() {
@@ -83,7 +92,7 @@ impl<'a> Segmented<'a> {
             || td.normalized_terminal.as_ref().is_some_and(|n| n.truncated);
         // Only a frame-limit omission keeps an exact prefix.
         let clean_bytes = if budget_omission { total.saturating_sub(TRUNCATION_MARGIN_BYTES) } else { total };
-        Segmented { segments, screens, clean_bytes, rendered_truncated: td.rendered_terminal.truncated }
+        Segmented { segments, invalid, screens, clean_bytes, rendered_truncated: td.rendered_terminal.truncated }
     }
 
     /// Whether nothing was printed or rendered.
@@ -116,13 +125,27 @@ pub(super) fn compare(l: &Segmented<'_>, r: &Segmented<'_>) -> (Findings, bool) 
             );
         }
     }
+    let complete = l.clean_bytes == l.offset_of(n, 0) && r.clean_bytes == r.offset_of(n, 0);
+    for k in 0..n {
+        let (a, b) = (l.invalid.get(k).map_or(&[][..], Vec::as_slice), r.invalid.get(k).map_or(&[][..], Vec::as_slice));
+        if a != b {
+            any_observed |= complete;
+            f.push(
+                format!("terminal.segments[{k}].invalid_utf8"),
+                a.join(" ").into(),
+                b.join(" ").into(),
+                None,
+                (k, phase::STREAM, usize::MAX),
+            );
+        }
+    }
     let rendered_exact = !l.rendered_truncated && !r.rendered_truncated;
     for k in 0..n {
         let (a, b) = (l.screens.get(k).copied().flatten(), r.screens.get(k).copied().flatten());
         let before = f.differences.len();
         screen(&mut f, k, a, b);
         if f.differences.len() > before {
-            any_observed |= rendered_exact && l.clean_bytes == l.offset_of(n, 0) && r.clean_bytes == r.offset_of(n, 0);
+            any_observed |= rendered_exact && complete;
         }
     }
     (f, any_observed)
