@@ -2,6 +2,7 @@
 
 mod capture_process;
 mod code_invariants;
+mod compare_behaviour;
 mod compare_cli;
 mod compare_trace;
 mod doctor;
