@@ -4,6 +4,7 @@ mod capture_process;
 mod code_invariants;
 mod compare_behaviour;
 mod compare_cli;
+mod compare_corpus;
 mod compare_trace;
 mod doctor;
 mod filesystem;
