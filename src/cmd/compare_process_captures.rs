@@ -13,9 +13,26 @@ use crate::errors::failure;
 use crate::output::Format;
 use crate::{Outcome, exit};
 
-fn load(path: &Path) -> Result<(Evidence, CaptureRecord), Box<dyn UserError>> {
-    let value = read_json_file("capture", path).map_err(|e| Box::new(e) as Box<dyn UserError>)?;
-    import_capture(&path.display().to_string(), value).map_err(|e| Box::new(e) as Box<dyn UserError>)
+type Loaded = Result<(Evidence, CaptureRecord), Box<dyn UserError + Send>>;
+
+/// Reads and imports one capture. The comparison needs only the envelope's
+/// identity and locations beside the typed record, so the JSON tree of the
+/// record is released at once.
+fn load(path: &Path) -> Loaded {
+    let value = read_json_file("capture", path).map_err(|e| Box::new(e) as Box<dyn UserError + Send>)?;
+    let (mut evidence, record) =
+        import_capture(&path.display().to_string(), value).map_err(|e| Box::new(e) as Box<dyn UserError + Send>)?;
+    evidence.normalized_result = serde_json::Value::Null;
+    Ok((evidence, record))
+}
+
+/// Loads both sides at once, one on another thread.
+fn load_both(left: &Path, right: &Path) -> (Loaded, Loaded) {
+    std::thread::scope(|scope| {
+        let other = scope.spawn(|| load(right));
+        let l = load(left);
+        (l, other.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+    })
 }
 
 fn load_trace(path: &Path) -> Result<TraceSpec, Box<dyn UserError>> {
@@ -27,7 +44,7 @@ fn load_trace(path: &Path) -> Result<TraceSpec, Box<dyn UserError>> {
 }
 
 pub(crate) fn run(args: CompareArgs) -> Outcome {
-    let (left, right) = match (load(&args.left), load(&args.right)) {
+    let (left, right) = match load_both(&args.left, &args.right) {
         (Ok(l), Ok(r)) => (l, r),
         (Err(e), _) | (_, Err(e)) => return failure(e.as_ref()),
     };

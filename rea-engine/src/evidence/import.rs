@@ -9,6 +9,7 @@
 
 use std::collections::HashMap;
 
+use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::*;
@@ -166,8 +167,9 @@ pub fn import_capture(source_name: &str, value: Value) -> Result<(Evidence, Capt
     if !result.contains_key("truncation_details") {
         return Err(ImportError::MissingTruncationDetails { source_name: source_name.to_owned() });
     }
-    let record: CaptureRecord =
-        serde_json::from_value(envelope.normalized_result.clone()).map_err(|e| malformed("", e.to_string()))?;
+    // Deserialized from the borrowed tree: no second copy of the record's Value.
+    let record =
+        CaptureRecord::deserialize(&envelope.normalized_result).map_err(|e| malformed("", e.to_string()))?;
     check_record(&record).map_err(|(path, reason)| malformed(&path, reason))?;
     Ok((envelope, record))
 }
