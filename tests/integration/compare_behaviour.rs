@@ -184,7 +184,10 @@ fn planted(left: Value, right: Value) -> (i32, Value) {
     let (same, result) = compare(&sandbox, "left.json", "left.json", &[]);
     assert_eq!(same, 0, "self-comparison: {result}");
     assert!(behavioural_statuses(&result).iter().all(|s| s == "unchanged" || s == "unknown"), "{result}");
-    assert_eq!(result["first_divergence"]["status"], if status(&result, "filesystem") == "unknown" { "unknown" } else { "none" });
+    assert_eq!(
+        result["first_divergence"]["status"],
+        if status(&result, "filesystem") == "unknown" { "unknown" } else { "none" }
+    );
     compare(&sandbox, "left.json", "right.json", &[])
 }
 
@@ -219,7 +222,10 @@ fn a_changed_output_byte_is_located() {
 fn a_changed_exit_code_is_located() {
     let (code, result) = planted(sh("echo x; exit 0"), sh("echo x; exit 3"));
     assert_found(code, &result, "exit", "exit.code", Value::Null);
-    assert_eq!((result["first_divergence"]["left"].as_i64(), result["first_divergence"]["right"].as_i64()), (Some(0), Some(3)));
+    assert_eq!(
+        (result["first_divergence"]["left"].as_i64(), result["first_divergence"]["right"].as_i64()),
+        (Some(0), Some(3))
+    );
     assert_eq!(status(&result, "terminal"), "unchanged");
 }
 
@@ -240,10 +246,8 @@ fn a_prompt_after_the_input_is_located_in_the_first_segment() {
         json!({"executable": "sh", "arguments": ["-c", script],
                "events": [{"type": "input", "at_ms": 700, "data": "ada\r"}], "timeout_ms": 60000})
     };
-    let (code, result) = planted(
-        with("printf 'name? '; read n; echo \"hello $n\""),
-        with("read n; printf 'name? '; echo \"hello $n\""),
-    );
+    let (code, result) =
+        planted(with("printf 'name? '; read n; echo \"hello $n\""), with("read n; printf 'name? '; echo \"hello $n\""));
     assert_found(
         code,
         &result,
@@ -303,7 +307,10 @@ fn a_long_sequence_of_numbers_equals_itself() {
 fn outputs_differing_in_one_invalid_byte_are_changed() {
     let (code, result) = planted(sh("printf 'a\\377b\\n'"), sh("printf 'a\\376b\\n'"));
     assert_found(code, &result, "terminal", "terminal.segments[0].invalid_utf8", Value::Null);
-    assert_eq!((result["first_divergence"]["left"].as_str(), result["first_divergence"]["right"].as_str()), (Some("ff"), Some("fe")));
+    assert_eq!(
+        (result["first_divergence"]["left"].as_str(), result["first_divergence"]["right"].as_str()),
+        (Some("ff"), Some("fe"))
+    );
 }
 
 #[test]

@@ -101,7 +101,10 @@ fn available(path: &str, what: &str) -> bool {
     if Path::new(path).exists() {
         return true;
     }
-    assert!(std::env::var("CI").as_deref() != Ok("true"), "{what} is not installed ({path}); run ci/setup-coreutils.sh");
+    assert!(
+        std::env::var("CI").as_deref() != Ok("true"),
+        "{what} is not installed ({path}); run ci/setup-coreutils.sh"
+    );
     eprintln!("skipped: {what} not installed");
     false
 }
@@ -147,9 +150,10 @@ fn rea_equal(sandbox: &Sandbox, left: &str, right: &str) -> bool {
     let output = sandbox.rea(&["compare-process-captures", left, right, "--json", "--exit-code"]);
     let document: Value = serde_json::from_slice(&output.stdout).unwrap();
     let result = &document["normalized_result"];
-    let statuses: Vec<&str> = result["dimensions"].as_array().unwrap()[..3].iter().map(|d| d["status"].as_str().unwrap()).collect();
+    let statuses: Vec<&str> =
+        result["dimensions"].as_array().unwrap()[..3].iter().map(|d| d["status"].as_str().unwrap()).collect();
     let equal = statuses == ["unchanged"; 3];
-    assert!(equal || statuses.iter().any(|s| *s == "changed"), "{left} vs {right}: neither equal nor changed: {result}");
+    assert!(equal || statuses.contains(&"changed"), "{left} vs {right}: neither equal nor changed: {result}");
     assert_eq!(output.status.code(), Some(if equal { 0 } else { 3 }), "{left} vs {right}: {result}");
     equal
 }
@@ -178,30 +182,35 @@ fn rea_agrees_with_the_outside_verdict_on_coreutils_rewrites() {
     // Two workers: bounded concurrency.
     std::thread::scope(|scope| {
         for _ in 0..2 {
-            scope.spawn(|| loop {
-                let n = {
-                    let mut next = next.lock().unwrap();
-                    *next += 1;
-                    *next - 1
-                };
-                let Some(invocation) = INVOCATIONS.get(n) else { break };
-                let base = n * implementations.len();
-                let gnu = format!("{n}-gnu.json");
-                capture(&sandbox, &argv("gnu", invocation), &gnu);
-                capture(&sandbox, &argv("gnu", invocation), &format!("{n}-gnu-again.json"));
-                assert!(rea_equal(&sandbox, &gnu, &format!("{n}-gnu-again.json")), "GNU {invocation:?} differs from itself");
-                for (k, implementation) in implementations.iter().enumerate().skip(1) {
-                    let file = format!("{n}-{implementation}.json");
-                    capture(&sandbox, &argv(implementation, invocation), &file);
-                    let truly_equal = truths[base] == truths[base + k];
-                    let equal = rea_equal(&sandbox, &gnu, &file);
-                    let mut t = tally.lock().unwrap();
-                    t.0 += 1;
-                    t.1 += usize::from(truly_equal);
-                    if equal != truly_equal {
-                        disagreements.lock().unwrap().push(format!(
-                            "{implementation} {invocation:?}: truly equal {truly_equal}, rea equal {equal}"
-                        ));
+            scope.spawn(|| {
+                loop {
+                    let n = {
+                        let mut next = next.lock().unwrap();
+                        *next += 1;
+                        *next - 1
+                    };
+                    let Some(invocation) = INVOCATIONS.get(n) else { break };
+                    let base = n * implementations.len();
+                    let gnu = format!("{n}-gnu.json");
+                    capture(&sandbox, &argv("gnu", invocation), &gnu);
+                    capture(&sandbox, &argv("gnu", invocation), &format!("{n}-gnu-again.json"));
+                    assert!(
+                        rea_equal(&sandbox, &gnu, &format!("{n}-gnu-again.json")),
+                        "GNU {invocation:?} differs from itself"
+                    );
+                    for (k, implementation) in implementations.iter().enumerate().skip(1) {
+                        let file = format!("{n}-{implementation}.json");
+                        capture(&sandbox, &argv(implementation, invocation), &file);
+                        let truly_equal = truths[base] == truths[base + k];
+                        let equal = rea_equal(&sandbox, &gnu, &file);
+                        let mut t = tally.lock().unwrap();
+                        t.0 += 1;
+                        t.1 += usize::from(truly_equal);
+                        if equal != truly_equal {
+                            disagreements.lock().unwrap().push(format!(
+                                "{implementation} {invocation:?}: truly equal {truly_equal}, rea equal {equal}"
+                            ));
+                        }
                     }
                 }
             });

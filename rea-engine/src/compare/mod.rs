@@ -398,10 +398,24 @@ fn earliest(dimensions: &[DimensionResult], all: &[Vec<Difference>]) -> Option<V
     Some(v)
 }
 
+/// Whether a dimension was fully observed.
+fn complete(d: &DimensionResult) -> bool {
+    !matches!(d.status, "unknown" | "truncated")
+}
+
+/// The first divergence. Filesystem effects are observed after settlement,
+/// after everything the other dimensions record, so an incompletely
+/// observed filesystem (for example, no observation paths) cannot hide an
+/// earlier difference found in a completely observed terminal, interaction
+/// and exit; it only leaves "no divergence" unproven.
 fn first_divergence(dimensions: &[DimensionResult], all: &[Vec<Difference>], status: &str) -> Value {
-    let complete = dimensions.iter().filter(|d| behavioural(d)).all(|d| !matches!(d.status, "unknown" | "truncated"));
+    let before_filesystem = dimensions.iter().filter(|d| behavioural(d) && d.dimension != "filesystem").all(complete);
+    let filesystem_complete = dimensions.iter().filter(|d| d.dimension == "filesystem").all(complete);
+    let found = earliest(dimensions, all);
+    let found_before_filesystem = found.as_ref().is_some_and(|f| f["dimension"] != "filesystem");
+    let complete = before_filesystem && (filesystem_complete || found_before_filesystem);
     let behavioural_change = dimensions.iter().any(|d| behavioural(d) && shows_change(d.status));
-    match (complete, earliest(dimensions, all)) {
+    match (complete, found) {
         (true, Some(mut found)) => {
             merge(&mut found, json!({"status": "found"}));
             found

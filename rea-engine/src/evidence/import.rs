@@ -168,8 +168,7 @@ pub fn import_capture(source_name: &str, value: Value) -> Result<(Evidence, Capt
         return Err(ImportError::MissingTruncationDetails { source_name: source_name.to_owned() });
     }
     // Deserialized from the borrowed tree: no second copy of the record's Value.
-    let record =
-        CaptureRecord::deserialize(&envelope.normalized_result).map_err(|e| malformed("", e.to_string()))?;
+    let record = CaptureRecord::deserialize(&envelope.normalized_result).map_err(|e| malformed("", e.to_string()))?;
     check_record(&record).map_err(|(path, reason)| malformed(&path, reason))?;
     Ok((envelope, record))
 }
