@@ -26,7 +26,7 @@ J
 ( while :; do :; done ) & load=$!
 for i in $(seq 1 "$pairs"); do
   for s in prompt trap; do
-    "$rea" capture-process "$s.json" --json > "$s-$i.json"
+    "$rea" capture-process "$s.json" --json > "$s-$i.json" 2>/dev/null
   done
 done
 python3 - "$pairs" <<'PY'
