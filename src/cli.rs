@@ -47,8 +47,8 @@ Both captures must share a comparison contract (working directory, explicit
 environment, observation paths, terminal, events, timeouts, limits and
 normalization); the executable and its arguments may differ. Finding
 differences is a successful comparison (exit 0); with --exit-code the exit
-status is 0 when no difference was observed and 3 when one was (1 is still an
-error, 2 a usage error), as with `git diff --exit-code`.
+status is 0 when no difference was observed and 3 when one was (an error still
+exits 1), as with `git diff --exit-code`.
 
 Behaviour is compared, not transport: terminal text is compared per segment
 between dispatched events (chunk boundaries and chunk times never matter),

@@ -353,3 +353,16 @@ fn the_tolerance_is_recorded_and_zero_is_strict() {
     let output = sandbox.rea(&["compare-process-captures", "a.json", "b.json", "--timing-tolerance-ms", "soon"]);
     assert!(matches!(output.status.code(), Some(1 | 2)), "{output:?}");
 }
+
+#[test]
+fn exit_code_is_documented_and_an_error_stays_1() {
+    let sandbox = Sandbox::new();
+    let help = sandbox.rea(&["compare-process-captures", "--help"]);
+    let text = String::from_utf8_lossy(&help.stdout);
+    assert!(text.contains("--exit-code") && text.contains("3 when one was"), "{text}");
+    assert!(text.contains("--timing-tolerance-ms <N>") && text.contains("[default: 250]"), "{text}");
+    let output = sandbox.rea(&["compare-process-captures", "missing.json", "missing.json", "--exit-code", "--json"]);
+    assert_eq!(output.status.code(), Some(1));
+    let document: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(document["category"], "invalid_input", "{document}");
+}
