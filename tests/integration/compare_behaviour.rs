@@ -70,14 +70,16 @@ fn behavioural_statuses(result: &Value) -> Vec<String> {
     ["terminal", "interaction", "exit", "filesystem"].iter().map(|d| status(result, d)).collect()
 }
 
-/// The six deterministic programs, each with what to do before a capture.
+/// The six deterministic programs. Scheduled times leave a loaded machine
+/// ample room: the prompt is printed long before the input is typed, and
+/// the TERM trap is set long before the deadline.
 fn programs() -> Vec<(&'static str, Value)> {
     vec![
         ("plain", json!({"executable": "sh", "arguments": ["-c", "seq 1 3000; echo done"], "timeout_ms": 60000})),
         (
             "prompt",
             json!({"executable": "sh", "arguments": ["-c", "printf 'name? '; read n; echo \"hello $n\"; exit 4"],
-                   "events": [{"type": "input", "at_ms": 400, "data": "ada\r"}], "timeout_ms": 60000}),
+                   "events": [{"type": "input", "at_ms": 1000, "data": "ada\r"}], "timeout_ms": 60000}),
         ),
         (
             "redraw",
@@ -93,7 +95,7 @@ fn programs() -> Vec<(&'static str, Value)> {
         (
             "trap",
             json!({"executable": "sh", "arguments": ["-c", "trap 'echo bye; exit 7' TERM; echo up; while :; do sleep 0.05; done"],
-                   "timeout_ms": 400, "finalization_ms": 5000}),
+                   "timeout_ms": 1000, "finalization_ms": 5000}),
         ),
         (
             "bulk",
