@@ -3,7 +3,11 @@
 # their peer `script` measured in the same run:
 #  - a trivial command (settle_ms 0): median wall time and peak RSS;
 #  - 256 MiB through the PTY (default output_bytes): throughput and peak RSS,
-#    with a 64 MiB run to show RSS does not grow with output size.
+#    with a 64 MiB run to show RSS does not grow with output size;
+#  - ownership: a trivial command with DEFAULT settings beside `script -qec
+#    true /dev/null`, rea's own CPU while it captures `sleep 10`, and the
+#    cost of cleaning up a 200-process tree (BENCH_ONLY=ownership runs just
+#    these).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --quiet

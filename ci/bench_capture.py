@@ -56,8 +56,48 @@ def fmt_rss(v):
     return "n/a (install GNU time)" if v is None else f"{v:.1f} MiB"
 
 
+def cpu_seconds(cmd, cwd):
+    """User + system CPU of `cmd` itself and the children it reaped."""
+    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, _, usage = os.wait4(proc.pid, 0)
+    return usage.ru_utime + usage.ru_stime
+
+
+def ownership(cwd):
+    """Issue 7: default settings, rea's own CPU while a command sleeps, and
+    the cost of cleaning up a 200-process tree."""
+    default = scenario(cwd, "default.json", {"executable": "true"})
+    rw, sw = interleaved([REA, "capture-process", default, "--json"], ["script", "-qec", "true", "/dev/null"], cwd, RUNS)
+    print(f"trivial capture, default settings ({RUNS} runs): rea {rw*1000:.2f} ms, script {sw*1000:.2f} ms, "
+          f"wall ratio {rw/sw:.2f} (target <= 1.5)")
+
+    sleep = scenario(cwd, "sleep.json", {"executable": "sleep", "arguments": ["10"], "timeout_ms": 60000})
+    rea_cpu = cpu_seconds([REA, "capture-process", sleep, "--json"], cwd)
+    script_cpu = cpu_seconds(["script", "-qec", "sleep 10", "/dev/null"], cwd)
+    print(f"CPU during a 10 s capture of `sleep 10`: rea {rea_cpu:.3f} s ({rea_cpu/10*100:.2f} % of one core, "
+          f"target <= 1 %), script {script_cpu:.3f} s")
+
+    # The root starts 200 sleepers and exits; rea's cleanup kills them. The
+    # peer run kills them itself before exiting, so the difference of the
+    # medians is what rea's cleanup adds.
+    spawn = "for i in $(seq 200); do sleep 1000 & done; "
+    left = scenario(cwd, "tree-left.json", {"executable": "bash", "arguments": ["-c", spawn + "sleep 0.2"],
+                                            "settle_ms": 0})
+    killed = scenario(cwd, "tree-killed.json", {"executable": "bash", "arguments": ["-c", spawn + "sleep 0.2; kill -9 $(jobs -p); wait"],
+                                                "settle_ms": 0})
+    lw, kw = interleaved([REA, "capture-process", left, "--json"], [REA, "capture-process", killed, "--json"], cwd,
+                         max(5, RUNS // 3))
+    print(f"cleanup of a 200-process tree ({max(5, RUNS // 3)} runs): tree left to rea {lw*1000:.1f} ms, "
+          f"killed by the program {kw*1000:.1f} ms, cleanup adds {(lw-kw)*1000:.1f} ms (target <= 100 ms)")
+
+
 def main():
+    if os.environ.get("BENCH_ONLY") == "ownership":
+        with tempfile.TemporaryDirectory(prefix="rea-bench-") as cwd:
+            ownership(cwd)
+        return
     with tempfile.TemporaryDirectory(prefix="rea-bench-") as cwd:
+        ownership(cwd)
         trivial = scenario(cwd, "trivial.json", {"executable": "true", "settle_ms": 0, "timeout_ms": 10000})
         rea_cmd = [REA, "capture-process", trivial, "--json"]
         rw, sw = interleaved(rea_cmd, ["script", "-qec", "true", "/dev/null"], cwd, RUNS)

@@ -8,17 +8,22 @@ const ABOUT: &str = "Run one command under a pseudo-terminal exactly as a scenar
 
 const AFTER_HELP: &str = "\
 Documents go to stdout (TOON by default, pretty JSON with --json); progress
-lines go to stderr. The exit status is 1 whenever the document is an error.
+lines go to stderr. Exit status: 0 success, 1 the document is an error,
+2 the arguments are wrong (message on stderr), 3 compare-process-captures
+--exit-code found a difference, 4 stdout could not be written.
 
 Examples:
   rea capture-process examples/hello.json --json > capture.json
-  rea compare-process-captures authority.json reconstruction.json
-  rea doctor --json";
+  rea show capture.json
+  rea compare-process-captures authority.json reconstruction.json --json > comparison.json
+  rea show comparison.json
+  rea export-asciicast capture.json > capture.cast
+  rea help capture-process";
 
 /// `rea`: process capture and comparison.
 #[derive(Debug, Parser)]
 #[command(name = "rea", version = crate::VERSION_TEXT, about = ABOUT, after_help = AFTER_HELP)]
-#[command(propagate_version = true, disable_help_subcommand = true)]
+#[command(propagate_version = true, arg_required_else_help = true)]
 pub(crate) struct Cli {
     #[command(subcommand)]
     pub(crate) command: Command,
@@ -68,11 +73,50 @@ its verdict is in normalized_result.trace:
 
     /// Report what this host can do and what to fix.
     #[command(after_help = "\
+Examples:
   rea doctor          # TOON summary
   rea doctor --json   # the same report as JSON
 
 Exit status 1 when a check needs attention.")]
     Doctor(DoctorArgs),
+
+    /// Show a capture or a comparison for a person to read.
+    #[command(after_help = "\
+A capture shows its header (command, exit, settlement, cleanup, what is
+truncated or unknown), the final screen, a timeline, filesystem effects and
+limitations. A comparison shows its verdict, each dimension's status and each
+difference with its location. Reads JSON and TOON; the file is not changed.
+Colour only when stdout is a terminal and NO_COLOR is unset.
+
+Examples:
+  rea show capture.json
+  rea show comparison.json | less -R")]
+    Show(ShowArgs),
+
+    /// Export a capture's terminal recording as an asciicast v2 file.
+    #[command(after_help = "\
+Writes asciicast v2 to stdout: output (`o`) at its recorded time, inputs (`i`,
+redacted inputs stay redacted), resizes (`r`), and markers (`m`) for signals,
+truncation and the exit. Play it with asciinema:
+
+Examples:
+  rea export-asciicast capture.json > capture.cast
+  asciinema play capture.cast")]
+    ExportAsciicast(ExportAsciicastArgs),
+
+    /// Print a shell completion script.
+    #[command(after_help = "\
+Examples:
+  rea completions bash > ~/.local/share/bash-completion/completions/rea
+  rea completions zsh > ~/.zfunc/_rea
+  rea completions fish > ~/.config/fish/completions/rea.fish")]
+    Completions(CompletionsArgs),
+    /// Serve the capture and compare tools over MCP on stdin/stdout.
+    #[command(after_help = "\
+Register it with an MCP client as a stdio server, e.g. {\"command\": \"rea\", \"args\": [\"mcp\"]}.
+Tools: capture_process_scenario (input: the scenario object) and
+compare_process_captures; Evidence is readable as rea://evidence/<id> resources.")]
+    Mcp,
 }
 
 /// Output format flag shared by every command.
@@ -114,4 +158,22 @@ pub(crate) struct CompareArgs {
 pub(crate) struct DoctorArgs {
     #[command(flatten)]
     pub(crate) format: FormatArgs,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ShowArgs {
+    /// Capture or comparison Evidence (JSON or TOON).
+    pub(crate) file: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ExportAsciicastArgs {
+    /// Capture Evidence (JSON or TOON).
+    pub(crate) capture: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct CompletionsArgs {
+    /// The shell to complete for.
+    pub(crate) shell: clap_complete::Shell,
 }

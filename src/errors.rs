@@ -23,6 +23,17 @@ pub(crate) enum CliError {
         "stdout is the scenario file {path} itself: the shell emptied it when it opened the redirect, before rea started, so its content is lost"
     )]
     StdoutIsInput { path: PathBuf },
+    /// A capture given to comparison is TOON, rea's default output.
+    #[error(
+        "capture file {path} is a TOON document (rea's default output); comparison reads only the exact JSON capture"
+    )]
+    ToonCapture { path: PathBuf },
+    /// `rea show` or `rea export-asciicast` was given something else.
+    #[error("{path} is not a rea capture or comparison: it is {found}")]
+    NotViewable { path: PathBuf, found: String },
+    /// `rea export-asciicast` was given a comparison.
+    #[error("{path} is comparison Evidence; only a capture holds a terminal recording to export")]
+    NotACapture { path: PathBuf },
 }
 
 impl UserError for CliError {
@@ -34,6 +45,9 @@ impl UserError for CliError {
             CliError::Usage { .. } => "invalid_arguments",
             CliError::CurrentDirectory { .. } => "current_directory_unreadable",
             CliError::StdoutIsInput { .. } => "output_is_input",
+            CliError::ToonCapture { .. } => "capture_is_toon",
+            CliError::NotViewable { .. } => "not_viewable",
+            CliError::NotACapture { .. } => "not_a_capture",
         }
     }
     fn remediation(&self) -> String {
@@ -43,12 +57,26 @@ impl UserError for CliError {
             CliError::StdoutIsInput { .. } => {
                 "Restore the scenario file (for example from version control), then redirect the capture to a different file: `rea capture-process scenario.json --json > capture.json`.".into()
             }
+            CliError::ToonCapture { path } => format!(
+                "Capture again with --json (`rea capture-process SCENARIO --json > capture.json`) and compare that file; to read this one, run `rea show {}`.",
+                path.display()
+            ),
+            CliError::NotViewable { .. } => {
+                "Give a capture (`rea capture-process SCENARIO --json > capture.json`) or a comparison (`rea compare-process-captures LEFT RIGHT --json > comparison.json`).".into()
+            }
+            CliError::NotACapture { path } => format!(
+                "Export one of the captures it compares instead; `rea show {}` shows the comparison.",
+                path.display()
+            ),
         }
     }
     fn details(&self) -> Option<Value> {
         match self {
             CliError::Usage { .. } | CliError::CurrentDirectory { .. } => None,
-            CliError::StdoutIsInput { path } => Some(json!({ "file": path.display().to_string() })),
+            CliError::StdoutIsInput { path }
+            | CliError::ToonCapture { path }
+            | CliError::NotViewable { path, .. }
+            | CliError::NotACapture { path } => Some(json!({ "file": path.display().to_string() })),
         }
     }
 }
@@ -59,17 +87,21 @@ pub(crate) fn failure(err: &dyn UserError) -> Outcome {
     Outcome { document, success: false }
 }
 
-/// Handles a clap error: help and version print normally; anything else
-/// becomes an error document.
+/// Handles a clap error the way clap does: help and version on stdout with
+/// status 0; anything else (including `rea` alone, which prints the help) on
+/// stderr with a hint and status 2. With `--json` among the arguments the
+/// error document also goes to stdout, for agents that parse it.
 pub(crate) fn usage(err: clap::Error) -> ExitCode {
     use clap::error::ErrorKind;
+    let _ = err.print();
     if matches!(err.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
-        let _ = err.print();
         return ExitCode::SUCCESS;
     }
-    let json = std::env::args().any(|a| a == "--json");
-    let message = err.render().to_string();
-    let message = message.trim().trim_start_matches("error: ").replace('\n', " ").replace("  ", " ");
-    let outcome = failure(&CliError::Usage { message });
-    crate::emit(&outcome, Format::from_flag(json))
+    if std::env::args().any(|a| a == "--json") {
+        let message = err.render().to_string();
+        let message = message.trim().trim_start_matches("error: ").replace('\n', " ").replace("  ", " ");
+        let outcome = failure(&CliError::Usage { message });
+        let _ = crate::output::print(&outcome.document, Format::Json);
+    }
+    ExitCode::from(crate::exit::USAGE)
 }

@@ -5,12 +5,15 @@
 //! host backend (in `host.rs`, the only OS switch), calls the engine, and
 //! prints one document on stdout.
 
+mod asciicast;
 mod cli;
 mod cmd;
+mod document;
 mod errors;
 mod exit;
 mod host;
 mod output;
+mod view;
 
 use std::process::ExitCode;
 
@@ -52,6 +55,11 @@ fn main() -> ExitCode {
             return cmd::compare_process_captures::emit(&outcome, format, exit_code);
         }
         cli::Command::Doctor(args) => (cmd::doctor::run(), Format::from_flag(args.format.json)),
+        // Text (not document) commands print their own output.
+        cli::Command::Show(args) => return cmd::show::run(&args),
+        cli::Command::ExportAsciicast(args) => return cmd::export_asciicast::run(&args),
+        cli::Command::Completions(args) => return cmd::completions::run(&args),
+        cli::Command::Mcp => return rea_mcp::serve(host::host(), BUILD),
     };
     emit(&outcome, format)
 }

@@ -1,4 +1,10 @@
-//! Ownership proof on Linux: start identity, run token, and a pidfd.
+//! Ownership proof on Linux: lineage through `rea`'s own process tree, the
+//! run token where lineage cannot show it, start identity, and a pidfd.
+//!
+//! Lineage: `rea` is the child subreaper, so a descendant's live ancestor
+//! chain ends at a child of `rea`, whose PID cannot be reused until `rea`
+//! reaps it; each link is confirmed by re-reading the child after its parent
+//! (see `lineage`). The exact final check is `waitid(P_ALL)` -> `ECHILD`.
 //!
 //! A pidfd is opened *before* the identity check, so the descriptor names the
 //! process whose identity is then read: a PID reused after the check can never
@@ -13,10 +19,11 @@
 use std::os::fd::OwnedFd;
 
 use rea_engine::host::{
-    OwnedProcess, Ownership, OwnershipClaim, OwnershipVerifier, Pid, ProcessIdentity, SignalError, StartTime,
+    Descendants, OwnedProcess, Ownership, OwnershipClaim, OwnershipVerifier, Pid, ProcessIdentity, Proof, SignalError,
+    StartTime,
 };
 use rea_engine::scenario::{RUN_TOKEN_VARIABLE, SignalName};
-use rustix::process::PidfdFlags;
+use rustix::process::{PidfdFlags, WaitId, WaitIdOptions};
 
 use crate::procfs::{self, EnvLookup};
 
@@ -44,18 +51,76 @@ pub(crate) fn pidfds_available() -> bool {
     rustix::process::pidfd_open(me, PidfdFlags::empty()).is_ok()
 }
 
-/// Whether `pid` descends from this process, following parents in `/proc`.
-fn descends_from_self(pid: u32) -> bool {
+/// Most ancestry levels followed (deeper trees are not proven by lineage).
+const MAX_DEPTH: usize = 4096;
+/// Retries of one ancestry level whose parent changed while it was read.
+const LEVEL_RETRIES: usize = 8;
+
+/// What the ancestry walk proved about a process.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Lineage {
+    /// It descends from the run's launched process (or, while that launch is
+    /// the only one in this process, from any child of `rea`).
+    Descendant,
+    /// It does not.
+    Outside,
+}
+
+/// Whether the process whose current status is `st` descends from the run,
+/// proven race-free.
+///
+/// `rea` is the child subreaper, so every live descendant of a launched
+/// process has a live ancestor chain ending at a child of `rea`, and a child
+/// of `rea` keeps its PID until `rea` reaps it. Each link "X's parent is P"
+/// is confirmed by reading P and then re-reading X: if X still names P (and
+/// has its start identity), P was alive while it was read, because a dead
+/// parent's children are re-parented at once and never back. The chain is
+/// proven when it ends at `rea`: through the run's launched process (its
+/// identity), or through any child of `rea` while the run is the only launch
+/// of this process (an orphan adopted by `rea` then can only be the run's).
+fn lineage(st: procfs::Stat, claim: &OwnershipClaim<'_>) -> Lineage {
     let me = std::process::id();
-    let mut current = pid;
-    for _ in 0..4096 {
-        match procfs::stat(current) {
-            Ok(Some(st)) if st.ppid == me => return true,
-            Ok(Some(st)) if st.ppid > 1 => current = st.ppid,
-            _ => return false,
-        }
+    if st.pid == me {
+        return Lineage::Outside;
     }
-    false
+    let root = claim.root;
+    let mut current = st;
+    'levels: for _ in 0..MAX_DEPTH {
+        if current.ppid == me {
+            let is_root = root.is_some_and(|r| r.pid.0 == current.pid && r.start.0 == current.starttime);
+            return if is_root || crate::pty::sole_launch() { Lineage::Descendant } else { Lineage::Outside };
+        }
+        if current.ppid <= 1 {
+            return Lineage::Outside;
+        }
+        for _ in 0..LEVEL_RETRIES {
+            let parent = match procfs::stat(current.ppid) {
+                Ok(Some(p)) => p,
+                _ => return Lineage::Outside,
+            };
+            match procfs::stat(current.pid) {
+                Ok(Some(again)) if again.starttime == current.starttime && again.ppid == current.ppid => {
+                    current = parent;
+                    continue 'levels;
+                }
+                // Re-parented meanwhile: follow the new parent.
+                Ok(Some(again)) if again.starttime == current.starttime => current = again,
+                _ => return Lineage::Outside,
+            }
+        }
+        return Lineage::Outside;
+    }
+    Lineage::Outside
+}
+
+/// The status of `pid`, unless it exited: `Err` carries the verdict.
+fn live_stat(pid: u32) -> Result<procfs::Stat, Ownership> {
+    match procfs::stat(pid) {
+        Ok(Some(st)) if st.exited() => Err(Ownership::Gone),
+        Ok(Some(st)) => Ok(st),
+        Ok(None) => Err(Ownership::Gone),
+        Err(e) => Err(Ownership::Unverifiable { reason: format!("start identity unreadable: {e}") }),
+    }
 }
 
 impl OwnershipVerifier for EnvironVerifier {
@@ -68,51 +133,77 @@ impl OwnershipVerifier for EnvironVerifier {
             Err(rustix::io::Errno::SRCH) => return Ownership::Gone,
             Err(_) => None,
         };
-        let before = match procfs::stat(pid.0) {
-            Ok(Some(st)) => st,
-            Ok(None) => return Ownership::Gone,
-            Err(e) => return Ownership::Unverifiable { reason: format!("start identity unreadable: {e}") },
+        let before = match live_stat(pid.0) {
+            Ok(st) => st,
+            Err(verdict) => return verdict,
         };
-        if before.exited() {
-            return Ownership::Gone;
-        }
         if expected.is_some_and(|s| s.0 != before.starttime) {
             return Ownership::IdentityChanged;
         }
-        let token = procfs::environ_lookup(pid.0, RUN_TOKEN_VARIABLE);
-        let after = match procfs::stat(pid.0) {
-            Ok(Some(st)) => st,
-            Ok(None) => return Ownership::Gone,
-            Err(e) => return Ownership::Unverifiable { reason: format!("start identity unreadable: {e}") },
+        let proof = if lineage(before, claim) == Lineage::Descendant {
+            Some(Proof::Lineage)
+        } else {
+            match procfs::environ_lookup(pid.0, RUN_TOKEN_VARIABLE) {
+                Ok(EnvLookup::Found(value)) if value == claim.token.as_str().as_bytes() => Some(Proof::Token),
+                Ok(EnvLookup::Found(_) | EnvLookup::Absent) => None,
+                Ok(EnvLookup::Gone) => return Ownership::Gone,
+                Err(e) => return Ownership::Unverifiable { reason: format!("ownership token unreadable: {e}") },
+            }
+        };
+        let after = match live_stat(pid.0) {
+            Ok(st) => st,
+            Err(verdict) => return verdict,
         };
         if after.starttime != before.starttime {
             return Ownership::IdentityChanged;
         }
-        if after.exited() {
-            return Ownership::Gone;
-        }
-        let owned = match token {
-            Ok(EnvLookup::Found(value)) if value == claim.token.as_str().as_bytes() => true,
-            Ok(EnvLookup::Found(_)) => false,
-            Ok(EnvLookup::Absent) => {
-                // Session IDs are pinned by the kernel while any member lives,
-                // and only the launched process's descendants can be members.
-                claim.session.is_some_and(|s| s.0 == after.session) && descends_from_self(pid.0)
-            }
-            Ok(EnvLookup::Gone) => return Ownership::Gone,
-            Err(e) => return Ownership::Unverifiable { reason: format!("ownership token unreadable: {e}") },
-        };
-        if !owned {
-            return Ownership::Foreign;
-        }
+        let Some(proof) = proof else { return Ownership::Foreign };
         Ownership::Owned(Box::new(LinuxOwned {
             identity: ProcessIdentity { pid, start: StartTime(after.starttime) },
             pidfd,
+            proof,
+            session: after.session,
         }))
     }
 
     fn mechanism(&self) -> &'static str {
         if pidfds_available() { "pidfd" } else { "checked-kill" }
+    }
+
+    fn descendants(&self) -> Descendants {
+        if !crate::pty::subreaper_active() {
+            // Orphans escaped to init: no child count can speak for them.
+            return Descendants::Unknown;
+        }
+        let sole = crate::pty::sole_launch();
+        // Only the sole launch may reap every exited child; otherwise the
+        // check must not steal another launch's exit status.
+        let options = if sole {
+            WaitIdOptions::EXITED | WaitIdOptions::NOHANG
+        } else {
+            WaitIdOptions::EXITED | WaitIdOptions::NOHANG | WaitIdOptions::NOWAIT
+        };
+        for _ in 0..MAX_DEPTH {
+            match rustix::process::waitid(WaitId::All, options) {
+                Err(rustix::io::Errno::CHILD) => return Descendants::NoneAlive,
+                Ok(Some(_)) if sole => continue,
+                Ok(_) | Err(_) if !sole => return Descendants::Unknown,
+                Ok(_) => return Descendants::SomeAlive,
+                Err(_) => return Descendants::Unknown,
+            }
+        }
+        Descendants::SomeAlive
+    }
+
+    fn owned_children(&self, claim: &OwnershipClaim<'_>) -> Vec<Box<dyn OwnedProcess>> {
+        let Ok(Some(children)) = procfs::children(std::process::id()) else { return Vec::new() };
+        children
+            .into_iter()
+            .filter_map(|child| match self.verify(Pid(child), None, claim) {
+                Ownership::Owned(p) => Some(p),
+                _ => None,
+            })
+            .collect()
     }
 }
 
@@ -120,6 +211,31 @@ impl OwnershipVerifier for EnvironVerifier {
 struct LinuxOwned {
     identity: ProcessIdentity,
     pidfd: Option<OwnedFd>,
+    proof: Proof,
+    session: u32,
+}
+
+/// `PIDFD_SIGNAL_PROCESS_GROUP` (Linux 6.9): signal the process group of the
+/// pidfd's process, resolved by the kernel at the moment of the call.
+const PIDFD_SIGNAL_PROCESS_GROUP: libc::c_uint = 1 << 2;
+
+/// Sends `signal` to the process group of the process behind `pidfd`.
+fn pidfd_signal_group(pidfd: &OwnedFd, signal: libc::c_int) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    #[expect(unsafe_code, reason = "pidfd_send_signal with a flag rustix does not expose")]
+    // SAFETY: the syscall takes a descriptor we own for the duration of the
+    // call, a signal number, a null siginfo pointer (allowed: the kernel
+    // fills a default one) and a flags word; it touches no memory of ours.
+    let rc = unsafe {
+        libc::syscall(
+            libc::SYS_pidfd_send_signal,
+            pidfd.as_raw_fd(),
+            signal,
+            std::ptr::null::<libc::siginfo_t>(),
+            PIDFD_SIGNAL_PROCESS_GROUP,
+        )
+    };
+    if rc == 0 { Ok(()) } else { Err(std::io::Error::last_os_error()) }
 }
 
 impl OwnedProcess for LinuxOwned {
@@ -142,4 +258,45 @@ impl OwnedProcess for LinuxOwned {
             Err(e) => Err(SignalError::Failed(e.into())),
         }
     }
+
+    fn proof(&self) -> Proof {
+        self.proof
+    }
+
+    fn freeze(&self) -> Result<bool, SignalError> {
+        let Some(fd) = &self.pidfd else { return Ok(false) };
+        match rustix::process::pidfd_send_signal(fd, rustix::process::Signal::STOP) {
+            Ok(()) => Ok(true),
+            Err(rustix::io::Errno::SRCH) => Err(SignalError::Gone),
+            Err(e) => Err(SignalError::Failed(e.into())),
+        }
+    }
+
+    fn kill_group(&self) -> Result<Option<Pid>, SignalError> {
+        // Every member of the group is in the process's session, and a
+        // lineage-proven process's session was created inside the run (the
+        // launched process called setsid, and nobody can join a session
+        // from outside), unless it is rea's own, which is never killed.
+        let Some(fd) = &self.pidfd else { return Ok(None) };
+        if self.proof != Proof::Lineage || self.session == std::process::id() || Some(self.session) == own_session() {
+            return Ok(None);
+        }
+        let group = match procfs::stat(self.identity.pid.0) {
+            Ok(Some(st)) if st.starttime == self.identity.start.0 && st.session == self.session => st.pgrp,
+            Ok(_) => return Err(SignalError::Gone),
+            Err(e) => return Err(SignalError::Failed(e)),
+        };
+        match pidfd_signal_group(fd, libc::SIGKILL) {
+            Ok(()) => Ok(Some(Pid(group))),
+            Err(e) if e.raw_os_error() == Some(libc::ESRCH) => Err(SignalError::Gone),
+            // An older kernel without the flag: the members are signalled one by one.
+            Err(e) if e.raw_os_error() == Some(libc::EINVAL) => Ok(None),
+            Err(e) => Err(SignalError::Failed(e)),
+        }
+    }
+}
+
+/// `rea`'s own session.
+fn own_session() -> Option<u32> {
+    procfs::stat(std::process::id()).ok().flatten().map(|st| st.session)
 }

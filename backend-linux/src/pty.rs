@@ -17,7 +17,8 @@ use std::io;
 use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
-use std::sync::{Arc, Once};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, Once, OnceLock, mpsc};
 
 use async_io::Async;
 use futures_lite::{AsyncRead, AsyncWrite};
@@ -38,15 +39,71 @@ use crate::procfs;
 pub struct OpenptyPty;
 
 static SUBREAPER: Once = Once::new();
+static SUBREAPER_ACTIVE: AtomicBool = AtomicBool::new(false);
+/// Launched processes whose handle is still alive in this process.
+static LIVE_LAUNCHES: AtomicUsize = AtomicUsize::new(0);
 
 /// Makes `rea` the reaper of orphaned descendants, so a process that
 /// double-forks or calls `setsid` stays inside `rea`'s process tree.
 fn become_subreaper() {
     SUBREAPER.call_once(|| {
         // Any non-zero argument enables the attribute; failure only weakens
-        // descendant tracking, which the /proc token sweep still covers.
-        let _ = rustix::process::set_child_subreaper(rustix::process::Pid::from_raw(1));
+        // descendant tracking (no lineage beyond the first orphan, no exact
+        // final check), which the /proc token sweep still covers.
+        let ok = rustix::process::set_child_subreaper(rustix::process::Pid::from_raw(1)).is_ok();
+        SUBREAPER_ACTIVE.store(ok, Ordering::SeqCst);
     });
+}
+
+/// Whether `rea` is the child subreaper, so no descendant can leave its tree.
+pub(crate) fn subreaper_active() -> bool {
+    SUBREAPER_ACTIVE.load(Ordering::SeqCst)
+}
+
+/// Whether at most one launch of this process is alive, so every child of
+/// `rea` (launched, or an orphan it adopted) belongs to that launch's run.
+pub(crate) fn sole_launch() -> bool {
+    LIVE_LAUNCHES.load(Ordering::SeqCst) <= 1
+}
+
+type LaunchJob = Box<dyn FnOnce() + Send>;
+
+/// The thread every launch forks from. `PR_SET_PDEATHSIG` fires when the
+/// *thread* that forked the child exits, not the process; this thread lives
+/// as long as the process, so the signal fires exactly when `rea` dies.
+fn launcher() -> Option<&'static Mutex<mpsc::Sender<LaunchJob>>> {
+    static LAUNCHER: OnceLock<Option<Mutex<mpsc::Sender<LaunchJob>>>> = OnceLock::new();
+    LAUNCHER
+        .get_or_init(|| {
+            let (tx, rx) = mpsc::channel::<LaunchJob>();
+            std::thread::Builder::new()
+                .name("rea-launcher".into())
+                .spawn(move || {
+                    for job in rx {
+                        job();
+                    }
+                })
+                .ok()
+                .map(|_| Mutex::new(tx))
+        })
+        .as_ref()
+}
+
+/// Runs `command.spawn()` on the launcher thread.
+fn spawn_on_launcher(mut command: Command) -> io::Result<std::process::Child> {
+    let Some(launcher) = launcher() else {
+        return Err(io::Error::other("the launcher thread could not be started"));
+    };
+    let (tx, rx) = mpsc::channel();
+    let job: LaunchJob = Box::new(move || {
+        let _ = tx.send(command.spawn());
+    });
+    launcher
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .send(job)
+        .map_err(|_| io::Error::other("the launcher thread has stopped"))?;
+    rx.recv().unwrap_or_else(|_| Err(io::Error::other("the launcher thread has stopped")))
 }
 
 fn io_err(op: &'static str) -> impl FnOnce(rustix::io::Errno) -> HostError {
@@ -133,6 +190,11 @@ impl PtyBackend for OpenptyPty {
             .count()
     }
 
+    fn private_dir_permissions(&self) -> Option<std::fs::Permissions> {
+        use std::os::unix::fs::PermissionsExt;
+        Some(std::fs::Permissions::from_mode(0o700))
+    }
+
     fn spawn(&self, spec: &SpawnSpec) -> Result<Box<dyn PtyProcess>, HostError> {
         become_subreaper();
         let (master, slave) = open_pair(spec.size)?;
@@ -149,19 +211,29 @@ impl PtyBackend for OpenptyPty {
             .stdin(stdio("duplicate the terminal for stdin")?)
             .stdout(stdio("duplicate the terminal for stdout")?)
             .stderr(stdio("duplicate the terminal for stderr")?);
+        let parent = rustix::process::getpid();
         #[expect(unsafe_code, reason = "pre_exec is the only way to make the child a session leader on its PTY")]
         // SAFETY: the closure runs in the forked child before exec and only
-        // makes two async-signal-safe system calls (setsid and the
-        // TIOCSCTTY ioctl on the already-installed stdin); it allocates
-        // nothing and touches no lock.
+        // makes async-signal-safe system calls (setsid, the TIOCSCTTY ioctl
+        // on the already-installed stdin, prctl(PR_SET_PDEATHSIG) and
+        // getppid); it allocates nothing and touches no lock.
         unsafe {
-            command.pre_exec(|| {
+            command.pre_exec(move || {
                 rustix::process::setsid().map_err(io::Error::from)?;
                 rustix::process::ioctl_tiocsctty(rustix::stdio::stdin()).map_err(io::Error::from)?;
+                // A SIGKILLed rea takes the launched process with it.
+                rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::KILL))
+                    .map_err(io::Error::from)?;
+                // rea died before the death signal was armed: do not run.
+                if rustix::process::getppid() != Some(parent) {
+                    return Err(io::Error::other("rea exited while the command was being launched"));
+                }
                 Ok(())
             });
         }
-        let mut child = command.spawn().map_err(|source| HostError::Spawn { program: spec.program.clone(), source })?;
+        let mut child =
+            spawn_on_launcher(command).map_err(|source| HostError::Spawn { program: spec.program.clone(), source })?;
+        LIVE_LAUNCHES.fetch_add(1, Ordering::SeqCst);
         let pid = child.id();
         // The child is unreaped, so its PID cannot be reused: the pidfd and
         // the start identity below are the child's own. Without a start
@@ -170,6 +242,7 @@ impl PtyBackend for OpenptyPty {
         let start = match procfs::stat(pid) {
             Ok(Some(st)) => st.starttime,
             other => {
+                LIVE_LAUNCHES.fetch_sub(1, Ordering::SeqCst);
                 let _ = child.kill();
                 let _ = child.wait();
                 return Err(HostError::Io {
@@ -181,24 +254,35 @@ impl PtyBackend for OpenptyPty {
         let pidfd = rustix::process::Pid::from_raw(pid as i32)
             .map(|p| rustix::process::pidfd_open(p, PidfdFlags::empty()).map_err(io::Error::from))
             .unwrap_or_else(|| Err(io::Error::other("zero PID")));
-        drop(child);
-        let master = Arc::new(
-            Async::new(File::from(master)).map_err(|e| HostError::Io { op: "register the terminal", source: e })?,
-        );
-        let process = LinuxPtyProcess {
-            identity: ProcessIdentity { pid: Pid(pid), start: StartTime(start) },
-            master: Some(master),
-            slave: Some(slave),
-            exit: Arc::new(ExitWatch {
-                pid,
-                pidfd: match pidfd {
+        // Registering with the reactor is the last fallible step; if it
+        // fails, the child is killed and reaped here, never left running.
+        let registered = Async::new(File::from(master))
+            .map_err(|e| HostError::Io { op: "register the terminal", source: e })
+            .and_then(|master| {
+                let pidfd = match pidfd {
                     Ok(fd) => Some(
                         Async::new(fd)
                             .map_err(|e| HostError::Io { op: "register the process descriptor", source: e })?,
                     ),
                     Err(_) => None,
-                },
-            }),
+                };
+                Ok((master, pidfd))
+            });
+        let (master, pidfd) = match registered {
+            Ok(r) => r,
+            Err(e) => {
+                LIVE_LAUNCHES.fetch_sub(1, Ordering::SeqCst);
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(e);
+            }
+        };
+        drop(child);
+        let process = LinuxPtyProcess {
+            identity: ProcessIdentity { pid: Pid(pid), start: StartTime(start) },
+            master: Some(Arc::new(master)),
+            slave: Some(slave),
+            exit: Arc::new(ExitWatch { pid, pidfd }),
             handed_out: 0,
         };
         Ok(Box::new(process))
@@ -327,5 +411,13 @@ impl PtyProcess for LinuxPtyProcess {
     fn close_terminal(&mut self) {
         self.master = None;
         self.slave = None;
+    }
+}
+
+impl Drop for LinuxPtyProcess {
+    fn drop(&mut self) {
+        // The launch no longer counts: an orphan adopted by rea from now on
+        // can only be proven by the run's token, unless it is the sole launch.
+        LIVE_LAUNCHES.fetch_sub(1, Ordering::SeqCst);
     }
 }

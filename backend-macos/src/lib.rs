@@ -1,33 +1,42 @@
-//! The macOS host backend.
-#![cfg(target_os = "macos")]
+//! The macOS host backend of rea.
+//!
+//! Only [`sys`] (libproc, `sysctl`, `kill`) and [`host`] are
+//! `cfg(target_os = "macos")`. Everything else is ordinary Rust that builds
+//! and is tested on Linux, where the system-call layer is faked:
+//!
+//! - [`config`]: the `REA_DARWIN_*` and `REA_SWIFTC_COMPILE_TIMEOUT_MS`
+//!   settings, validated once at start-up;
+//! - [`compile`]: compiling the packaged Swift token reader into a private
+//!   `0700` directory with a deadline that kills the compiler's process group;
+//! - [`reader`]: the compiled reader shared for the run, with admission,
+//!   cancellation and close rules;
+//! - [`protocol`]: the reader's versioned line format;
+//! - [`ownership`]: start identity + token proof, and signals that recheck
+//!   the identity right before each `kill`, over the [`ownership::DarwinSys`]
+//!   seam;
+//! - [`pty`]: `posix_openpt` launch with the same terminal settings as Linux;
+//! - [`fs`]: filesystem reads for snapshots through POSIX calls;
+//! - [`doctor`]: the macOS checks.
+//!
+//! It has not been run on a Mac: no macOS target or Swift compiler can be
+//! installed where it was written.
 
-use rea_engine::Host;
-use rea_engine::host::{CaptureSupport, Check};
+pub mod config;
+pub mod doctor;
+pub mod ownership;
+pub mod protocol;
 
-const REASON: &str =
-    "the macOS capture backend (PTY launch and Swift ownership helper) is not implemented in this build";
+#[cfg(unix)]
+pub mod compile;
+#[cfg(unix)]
+pub mod fs;
+#[cfg(unix)]
+pub mod pty;
+#[cfg(unix)]
+pub mod reader;
 
-/// Doctor checks.
-pub fn diagnose() -> Vec<Check> {
-    vec![Check {
-        name: "capture_backend".to_owned(),
-        classification: "unsupported_host",
-        detail: REASON.to_owned(),
-        remediation: Some("Capture on Linux with this build; comparison works here.".to_owned()),
-    }]
-}
+#[cfg(target_os = "macos")]
+mod sys;
 
-/// The macOS host.
-pub fn host() -> Host {
-    let stub = rea_backend_windows_stub::UnsupportedHost;
-    Host {
-        platform: "darwin",
-        capture: CaptureSupport::Unavailable { reason: REASON },
-        pty: std::sync::Arc::new(stub),
-        inspector: std::sync::Arc::new(stub),
-        verifier: std::sync::Arc::new(stub),
-        fs: std::sync::Arc::new(stub),
-        diagnose,
-        interrupts: || Ok(rea_engine::host::Interrupts::never()),
-    }
-}
+#[cfg(target_os = "macos")]
+pub use sys::{diagnose, host};

@@ -87,7 +87,7 @@ impl FsProbe for UnsupportedHost {
 pub fn diagnose() -> Vec<Check> {
     vec![Check {
         name: "capture_adapter".to_owned(),
-        classification: "unsupported_host",
+        classification: rea_engine::doctor::Classification::UnsupportedHost,
         detail: REASON.to_owned(),
         remediation: Some(
             "Capture on Linux or macOS, or run Linux rea inside WSL for Linux commands. Reinstalling rea does not enable native Windows capture.".to_owned(),

@@ -30,7 +30,7 @@ fn inspection_verification_and_fs_are_unsupported() {
     assert!(matches!(host.inspector.process(Pid(1)), Err(HostError::Unsupported { .. })));
     let token = RunToken::from_string("00".repeat(16));
     assert!(matches!(
-        host.verifier.verify(Pid(1), None, &OwnershipClaim { token: &token, session: None }),
+        host.verifier.verify(Pid(1), None, &OwnershipClaim { token: &token, session: None, root: None }),
         Ownership::Unverifiable { .. }
     ));
     assert!(host.fs.lstat(Path::new("/")).unwrap_err().message.contains("unavailable"));
@@ -40,6 +40,6 @@ fn inspection_verification_and_fs_are_unsupported() {
 fn doctor_reports_the_windows_adapter_limitation() {
     let checks = rea_backend_windows_stub::diagnose();
     assert_eq!(checks.len(), 1);
-    assert_eq!(checks[0].classification, "unsupported_host");
+    assert_eq!(checks[0].classification, rea_engine::doctor::Classification::UnsupportedHost);
     assert!(checks[0].detail.contains("WSL"));
 }

@@ -131,6 +131,11 @@ pub trait PtyBackend: Send + Sync {
     /// and launched processes whose exit was not awaited); returns how many.
     /// Call it only when no [`PtyProcess::wait`] future is pending.
     fn reap_adopted(&self) -> usize;
+    /// The permissions of the private temporary root (`0700` where the OS has
+    /// modes); `None` keeps the platform default.
+    fn private_dir_permissions(&self) -> Option<std::fs::Permissions> {
+        None
+    }
 }
 
 /// A launched command and its terminal.
@@ -189,9 +194,44 @@ pub struct ProcessTable {
     pub unreadable: Vec<(Pid, String)>,
 }
 
+/// How a process was proven to belong to the run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Proof {
+    /// It descends from the launched process, proven race-free through
+    /// `rea`'s own unreaped children; its environment does not matter.
+    Lineage,
+    /// It carries the run token (lineage could not show it).
+    Token,
+}
+
+impl Proof {
+    /// The report's spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Proof::Lineage => "lineage",
+            Proof::Token => "token",
+        }
+    }
+}
+
+/// The exact answer to "is any descendant of `rea` still alive?".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Descendants {
+    /// Proven: `rea` has no child at all (Linux: `waitid` reported `ECHILD`),
+    /// so no descendant of the capture is alive.
+    NoneAlive,
+    /// Proven: a descendant of this run is still alive (or unreaped).
+    SomeAlive,
+    /// The host cannot answer exactly (no such primitive, or other launches
+    /// share this process); fall back to observation.
+    Unknown,
+}
+
 /// What ownership verification concluded about a PID.
 pub enum Ownership {
-    /// It carries the run token and the expected identity; the handle may signal it.
+    /// Proven by lineage or by the run token, with the expected identity;
+    /// the handle may signal it.
     Owned(Box<dyn OwnedProcess>),
     /// No live process has that PID (or it is a zombie).
     Gone,
@@ -224,6 +264,24 @@ pub trait OwnedProcess: Send {
     fn identity(&self) -> ProcessIdentity;
     /// Sends `signal` to exactly the verified process.
     fn signal(&self, signal: SignalName) -> Result<(), SignalError>;
+    /// How ownership was proven.
+    fn proof(&self) -> Proof {
+        Proof::Token
+    }
+    /// Stops (freezes) exactly the verified process so it can no longer
+    /// fork while the tree is swept. Returns whether it was stopped; a
+    /// backend without the primitive returns `Ok(false)`.
+    fn freeze(&self) -> Result<bool, SignalError> {
+        Ok(false)
+    }
+    /// Kills the verified process's whole process group in one atomic kernel
+    /// operation, when the backend can prove every member is the run's (the
+    /// group lies in a session created inside the run) and the group cannot
+    /// be a reused ID. Returns the group killed, or `None` when no such proof
+    /// or primitive exists (then only the process itself is signalled).
+    fn kill_group(&self) -> Result<Option<Pid>, SignalError> {
+        Ok(None)
+    }
 }
 
 /// Why a signal to a verified process failed.
@@ -242,22 +300,39 @@ pub enum SignalError {
 pub struct OwnershipClaim<'a> {
     /// The run token it must carry in its environment.
     pub token: &'a RunToken,
-    /// The session the launched process created. A backend whose kernel pins
-    /// a session ID while any member lives may accept membership of this
-    /// session, together with descent from `rea`, as proof for a process
-    /// whose environment no longer holds the token (for example after
-    /// `env -i`).
+    /// The session the launched process created (for relatedness; lineage
+    /// now proves descendants whatever their session or environment).
     pub session: Option<Pid>,
+    /// The launched process. A process proven to descend from it (through
+    /// the host's own process tree) is owned whatever its environment says.
+    pub root: Option<ProcessIdentity>,
 }
 
 /// Proves ownership before any signal.
 pub trait OwnershipVerifier: Send + Sync {
     /// Verifies that `pid` is a live process satisfying `claim`, whose start
-    /// identity is `expected` when given; reads the identity before and after
-    /// the token so a PID reused during the read is not adopted.
+    /// identity is `expected` when given. Lineage first: a process the
+    /// backend proves, race-free, to descend from `claim.root` through its
+    /// own process tree is owned whatever its environment says (the ancestry
+    /// walk, the subreaper and `rea`'s own PID are the backend's business).
+    /// Otherwise the run token proves it. The identity is read before and
+    /// after so a PID reused during the checks is not adopted.
     fn verify(&self, pid: Pid, expected: Option<StartTime>, claim: &OwnershipClaim<'_>) -> Ownership;
     /// How signals reach owned processes (`pidfd` or `checked-kill`).
     fn mechanism(&self) -> &'static str;
+    /// The exact check that no descendant of the run is alive, reaping exited
+    /// children the host may reap. Called only when no
+    /// [`PtyProcess::wait`] future is pending. The default cannot prove it.
+    fn descendants(&self) -> Descendants {
+        Descendants::Unknown
+    }
+    /// `rea`'s own live children that are proven the run's (by lineage or
+    /// token): the quickest view of a tree that forks and exits faster than
+    /// a scan of the whole table. The default has no such view.
+    fn owned_children(&self, claim: &OwnershipClaim<'_>) -> Vec<Box<dyn OwnedProcess>> {
+        let _ = claim;
+        Vec::new()
+    }
 }
 
 /// Errors of the host traits.
@@ -339,8 +414,8 @@ pub enum CaptureSupport {
 pub struct Check {
     /// Stable name, e.g. `pty_probe`.
     pub name: String,
-    /// `healthy`, `missing_dependency` or `unsupported_host`.
-    pub classification: &'static str,
+    /// The check's status (see [`crate::doctor::Classification`]).
+    pub classification: crate::doctor::Classification,
     /// What was observed.
     pub detail: String,
     /// What to do when not healthy.

@@ -4,7 +4,7 @@ use std::io::Write;
 use std::sync::Arc;
 
 use rea_engine::capture::progress::{ProgressLine, ProgressSink};
-use rea_engine::capture::{capture, prepare};
+use rea_engine::capture::{capture_with_cleanup_retry, prepare};
 use rea_engine::scenario::load_scenario;
 
 use crate::Outcome;
@@ -46,12 +46,9 @@ pub(crate) fn run(args: CaptureProcessArgs) -> Outcome {
         Ok(r) => r,
         Err(e) => return failure(&e),
     };
-    match capture(&host, request, Arc::new(StderrProgress)) {
+    // A failed cleanup is retried (the engine's policy) before the error is printed.
+    match capture_with_cleanup_retry(&host, request, Arc::new(StderrProgress)) {
         Ok(evidence) => Outcome { document: serde_json::to_value(evidence).unwrap_or_default(), success: true },
-        Err(mut e) => {
-            // A failed cleanup is retried once before the error is printed.
-            e.retry_cleanup(&host);
-            failure(&e)
-        }
+        Err(e) => failure(&e),
     }
 }

@@ -6,10 +6,10 @@ use std::process::ExitCode;
 use rea_engine::UserError;
 use rea_engine::compare::{CompareOptions, Side, TraceSpec, compare_with, parse_trace_spec};
 use rea_engine::evidence::{CaptureRecord, Evidence, import_capture};
-use rea_engine::input::read_json_file;
+use rea_engine::input::{InputError, parse_json_bytes, read_capped, read_json_file};
 
 use crate::cli::CompareArgs;
-use crate::errors::failure;
+use crate::errors::{CliError, failure};
 use crate::output::Format;
 use crate::{Outcome, exit};
 
@@ -19,7 +19,16 @@ type Loaded = Result<(Evidence, CaptureRecord), Box<dyn UserError + Send>>;
 /// identity and locations beside the typed record, so the JSON tree of the
 /// record is released at once.
 fn load(path: &Path) -> Loaded {
-    let value = read_json_file("capture", path).map_err(|e| Box::new(e) as Box<dyn UserError + Send>)?;
+    let bytes = read_capped("capture", path).map_err(|e| Box::new(e) as Box<dyn UserError + Send>)?;
+    let value = match parse_json_bytes("capture", path, &bytes) {
+        Ok(value) => value,
+        // rea's default output is TOON: say exactly what to do with it.
+        Err(InputError::InvalidJson { .. }) if crate::document::decode_toon_evidence(&bytes).is_some() => {
+            return Err(Box::new(CliError::ToonCapture { path: path.to_owned() }));
+        }
+        Err(e) => return Err(Box::new(e)),
+    };
+    drop(bytes);
     let (mut evidence, record) =
         import_capture(&path.display().to_string(), value).map_err(|e| Box::new(e) as Box<dyn UserError + Send>)?;
     evidence.normalized_result = serde_json::Value::Null;

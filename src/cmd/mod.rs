@@ -2,4 +2,8 @@
 
 pub(crate) mod capture_process;
 pub(crate) mod compare_process_captures;
+pub(crate) mod completions;
 pub(crate) mod doctor;
+pub(crate) mod export_asciicast;
+pub(crate) mod show;
+pub(crate) mod text;

@@ -16,7 +16,30 @@ fn doctor_runs_the_linux_checks_and_reports_capture_available() {
     assert_eq!(doc["platform"], "linux");
     assert_eq!(doc["capabilities"]["capture_process"]["available"], true);
     let names: Vec<&str> = doc["checks"].as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["procfs", "pidfd", "pty_probe"]);
+    assert_eq!(
+        names,
+        [
+            "pty_probe",
+            "procfs",
+            "pidfd",
+            "child_subreaper",
+            "parent_death_signal",
+            "cgroup_v2_delegation",
+            "sha_extensions",
+            "terminal_emulator"
+        ]
+    );
+    for check in doc["checks"].as_array().unwrap() {
+        let status = check["classification"].as_str().unwrap();
+        assert!(["healthy", "degraded", "informational"].contains(&status), "{check}");
+        assert!(!check["detail"].as_str().unwrap().is_empty(), "{check}");
+    }
+    let informational = ["cgroup_v2_delegation", "sha_extensions", "terminal_emulator"];
+    for check in
+        doc["checks"].as_array().unwrap().iter().filter(|c| informational.contains(&c["name"].as_str().unwrap()))
+    {
+        assert_eq!(check["classification"], "informational", "{check}");
+    }
     let probe = doc["checks"].as_array().unwrap().iter().find(|c| c["name"] == "pty_probe").unwrap();
     assert_eq!(probe["classification"], "healthy");
     assert!(probe["detail"].as_str().unwrap().contains("exited 0"));

@@ -1,6 +1,9 @@
 //! Black-box tests of the built `rea` binary, one test binary for all.
 
+mod adversarial;
+mod asciicast;
 mod capture_process;
+mod cli;
 mod code_invariants;
 mod compare_behaviour;
 mod compare_cli;
@@ -8,8 +11,11 @@ mod compare_corpus;
 mod compare_trace;
 mod doctor;
 mod filesystem;
+mod mcp;
 mod sandbox;
 mod scenario_rejection;
 mod stub;
+mod tools;
 #[cfg_attr(feature = "force-stub", expect(dead_code, reason = "the stub tests use only rea_bin"))]
 mod util;
+mod walkthrough;

@@ -296,28 +296,7 @@ fn stdout_redirected_onto_the_scenario_is_refused() {
     assert!(!sandbox.marker().exists());
 }
 
-#[test]
-fn an_unknown_subcommand_is_an_invalid_arguments_error() {
-    let sandbox = Sandbox::new();
-    let doc = error_document(&sandbox.rea(&["capture-proces", "s.json", "--json"])).unwrap();
-    let e = expectation("invalid_arguments", "invalid_input", &["unrecognized subcommand 'capture-proces'"], &[]);
-    check_document(&doc, "", &e).unwrap();
-    assert!(doc["remediation"]["action"].as_str().unwrap().contains("rea --help"));
-}
-
-#[test]
-fn missing_arguments_are_an_invalid_arguments_error() {
-    let sandbox = Sandbox::new();
-    for (args, missing) in [
-        (&["capture-process", "--json"][..], "<SCENARIO>"),
-        (&["compare-process-captures", "left.json", "--json"][..], "<RIGHT>"),
-        (&["--json"][..], "Usage: rea <COMMAND>"),
-    ] {
-        let doc = error_document(&crate::util::rea(&sandbox.work(), args)).unwrap_or_else(|e| panic!("{args:?}: {e}"));
-        let e = expectation("invalid_arguments", "invalid_input", &[missing], &[]);
-        check_document(&doc, "", &e).unwrap_or_else(|e| panic!("{args:?}: {e}"));
-    }
-}
+// Usage errors (clap conventions: stderr, exit status 2) are tested in cli.rs.
 
 /// The default TOON document and the `--json` document are the same value.
 #[test]
@@ -325,7 +304,7 @@ fn toon_and_json_carry_the_same_error() {
     let sandbox = Sandbox::new();
     let fixture = fs::read(fixtures_dir("malformed").join("events-after-timeout.json")).unwrap();
     sandbox.put("s.json", &fixture);
-    for args in [&["capture-process", "s.json"][..], &["bogus-command"][..]] {
+    for args in [&["capture-process", "s.json"][..], &["compare-process-captures", "missing.json", "s.json"][..]] {
         let toon = sandbox.rea(args);
         let mut json_args = args.to_vec();
         json_args.push("--json");

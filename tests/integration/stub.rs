@@ -50,4 +50,5 @@ fn doctor_reports_capture_unavailable() {
     assert_eq!(doc["capabilities"]["capture_process"]["available"], false);
     assert_eq!(doc["capabilities"]["compare_process_captures"]["available"], true);
     assert_eq!(doc["checks"][0]["classification"], "unsupported_host");
+    assert_eq!(doc["capabilities"]["capture_process"]["cause"], "unsupported_host");
 }

@@ -7,6 +7,8 @@
 //! processes could not be cleaned up).
 
 mod assemble;
+mod deadline;
+mod guard;
 pub mod normalize;
 mod owned;
 pub mod progress;
@@ -22,8 +24,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-pub use owned::{CleanupReport, Delivery};
+pub use owned::{CleanupReport, Delivery, FinalCheck, KilledProcess};
 
+use self::guard::{Ending, TreeGuard};
 use self::normalize::{HostValues, Normalizer};
 use self::owned::{GroupObservation, RunOwnership};
 use self::progress::{Counts, Phase, ProgressReporter, ProgressSink};
@@ -228,6 +231,31 @@ pub fn capture(host: &Host, request: CaptureRequest, sink: Arc<dyn ProgressSink>
     async_io::block_on(capture_async(host, request, sink))
 }
 
+/// Cleanup retries after a capture's own cleanup could not be verified.
+pub const CLEANUP_RETRIES: u32 = 1;
+
+/// The cleanup-retry policy every front end applies before reporting an
+/// error (CLI, MCP server): a `cleanup_incomplete` error retries its pending
+/// cleanup [`CLEANUP_RETRIES`] time(s) (blocking, bounded); the error keeps
+/// the original report and records the retry's. Other errors pass through.
+pub fn retry_failed_cleanup(host: &Host, mut error: CaptureError) -> CaptureError {
+    for _ in 0..CLEANUP_RETRIES {
+        if error.retry_cleanup(host) {
+            break;
+        }
+    }
+    error
+}
+
+/// [`capture`] followed by the cleanup-retry policy on failure.
+pub fn capture_with_cleanup_retry(
+    host: &Host,
+    request: CaptureRequest,
+    sink: Arc<dyn ProgressSink>,
+) -> Result<Evidence, CaptureError> {
+    capture(host, request, sink).map_err(|e| retry_failed_cleanup(host, e))
+}
+
 /// Builds the child's environment: the host environment, the scenario's
 /// overrides, `TERM=xterm-256color` unless the scenario sets `TERM`,
 /// inherited `COLUMNS`/`LINES` removed (the PTY size is the truth), and the
@@ -306,9 +334,11 @@ async fn snapshot_or_interrupt(
     }
 }
 
-/// Settles: observes the run's processes until two consecutive observations
-/// find none, or `settle_ms` has passed (at least two observations are always
-/// taken, so a group that is already quiet is reported `quiesced`).
+/// Settles: `quiesced` at once when the host proves exactly that no
+/// descendant is alive; otherwise observes the run's processes until two
+/// consecutive observations find none, or `settle_ms` has passed (at least
+/// two observations are always taken, so a group that is already quiet is
+/// reported `quiesced`).
 async fn settle(
     host: &Host,
     run: &RunOwnership,
@@ -324,6 +354,8 @@ async fn settle(
         let observation = blocking::unblock(move || owned::observe(&h, &r, &g)).await;
         observations += 1;
         match observation {
+            // Exact: no descendant is alive, no need to watch any longer.
+            GroupObservation::Proven => return Ok(("quiesced", elapsed_ms(start))),
             GroupObservation::Unverifiable(_) => return Ok(("unverifiable", elapsed_ms(start))),
             GroupObservation::Empty => empty_streak += 1,
             GroupObservation::Alive(_) => empty_streak = 0,
@@ -358,92 +390,58 @@ fn elapsed_ms(since: Instant) -> u64 {
     since.elapsed().as_millis() as u64
 }
 
-async fn run_cleanup(host: &Host, run: &RunOwnership, groups: &BTreeSet<u32>) -> CleanupReport {
-    let (h, r, g) = (host.clone(), run.clone(), groups.clone());
-    blocking::unblock(move || owned::cleanup(&h, &r, &g)).await
-}
-
-/// Cleans up after an interrupt and builds the cancelled error.
-#[expect(clippy::too_many_arguments, reason = "every resource the run owns is released here")]
-async fn cancelled(
-    host: &Host,
-    run: &RunOwnership,
-    groups: &BTreeSet<u32>,
-    mut process: Box<dyn crate::host::PtyProcess>,
-    temp: tempfile::TempDir,
-    mut progress: ProgressReporter,
-    counts: Counts,
-    signal: &'static str,
-) -> CaptureError {
-    progress.update(Phase::Cleanup, counts);
-    let report = run_cleanup(host, run, groups).await;
-    process.close_terminal();
-    let removed = temp.close().is_ok();
-    let states = FinalStates {
-        disposition: "cancelled",
-        owned_process_group: if report.verified { "cleaned" } else { "failed" },
-        temporary_root: if removed { "cleaned" } else { "failed" },
-    };
-    progress.finish(counts, &states.text());
-    CaptureError::Cancelled { signal, cleanup: Box::new(report), partial_observation: None }
-}
-
-/// The capture lifecycle.
+/// The capture lifecycle. Whatever path the run takes, one place emits the
+/// final progress line, and the launched tree is owned by a kill-on-drop
+/// guard from spawn on.
 pub async fn capture_async(
     host: &Host,
     request: CaptureRequest,
     sink: Arc<dyn ProgressSink>,
 ) -> Result<Evidence, CaptureError> {
-    let clock = Instant::now();
-    let mut progress = ProgressReporter::new(sink, clock);
-    let finish =
-        |progress: ProgressReporter, counts: Counts, states: FinalStates| progress.finish(counts, &states.text());
+    let mut progress = ProgressReporter::new(sink, Instant::now());
     progress.update(Phase::Prepare, Counts::default());
+    let mut ending = Ending::new();
+    let result = lifecycle(host, &request, &mut progress, &mut ending).await;
+    progress.finish(ending.counts, &ending.states.text());
+    result
+}
+
+/// Refuses, snapshots and launches; the launched run continues in
+/// [`after_launch`].
+async fn lifecycle(
+    host: &Host,
+    request: &CaptureRequest,
+    progress: &mut ProgressReporter,
+    ending: &mut Ending,
+) -> Result<Evidence, CaptureError> {
     if let CaptureSupport::Unavailable { reason } = host.capture {
-        finish(progress, Counts::default(), FinalStates::before_launch("failed"));
         return Err(CaptureError::Unsupported { reason });
     }
-    let mut interrupts = match (host.interrupts)() {
-        Ok(i) => i,
-        Err(e) => {
-            finish(progress, Counts::default(), FinalStates::before_launch("failed"));
-            return Err(CaptureError::Host(e));
-        }
-    };
+    let mut interrupts = (host.interrupts)().map_err(CaptureError::Host)?;
     let resolved = &request.resolved;
     let scenario = &resolved.scenario;
-    let limits = scenario.limits;
-
     let (before, interrupted) =
-        snapshot_or_interrupt(host, &mut interrupts, resolved.observation_paths.clone(), limits).await;
+        snapshot_or_interrupt(host, &mut interrupts, resolved.observation_paths.clone(), scenario.limits).await;
     if let Some(signal) = interrupted {
-        finish(progress, Counts::default(), FinalStates::before_launch("cancelled"));
+        ending.states.disposition = "cancelled";
         return Err(CaptureError::Cancelled {
             signal,
             cleanup: Box::new(CleanupReport { verified: true, ..CleanupReport::default() }),
             partial_observation: before.as_ref().err().map(|e| snapshot_json(e.partial())),
         });
     }
-    let before = match before {
-        Ok(s) => s,
-        Err(e) => {
-            finish(progress, Counts::default(), FinalStates::before_launch("failed"));
-            return Err(CaptureError::Snapshot(e));
-        }
-    };
+    let before = before.map_err(CaptureError::Snapshot)?;
 
     let token = RunToken::generate().map_err(CaptureError::Host)?;
-    let temp = match tempfile::Builder::new().prefix("rea-process-").tempdir() {
-        Ok(t) => t,
-        Err(e) => {
-            finish(
-                progress,
-                Counts::default(),
-                FinalStates { disposition: "failed", owned_process_group: "not_started", temporary_root: "failed" },
-            );
-            return Err(CaptureError::TemporaryRoot(e));
-        }
-    };
+    let mut builder = tempfile::Builder::new();
+    builder.prefix("rea-process-");
+    if let Some(permissions) = host.pty.private_dir_permissions() {
+        builder.permissions(permissions);
+    }
+    let temp = builder.tempdir().map_err(|e| {
+        ending.states.temporary_root = "failed";
+        CaptureError::TemporaryRoot(e)
+    })?;
     let spec = SpawnSpec {
         program: resolved.executable_path.clone(),
         argv0: resolved.argv0.clone(),
@@ -454,168 +452,245 @@ pub async fn capture_async(
     };
     let started_at = crate::evidence::now_iso8601();
     let launch = Instant::now();
-    let mut process = match host.pty.spawn(&spec) {
+    let process = match host.pty.spawn(&spec) {
         Ok(p) => p,
         Err(e) => {
-            let removed = temp.close().is_ok();
-            finish(
-                progress,
-                Counts::default(),
-                FinalStates {
-                    disposition: "failed",
-                    owned_process_group: "not_started",
-                    temporary_root: if removed { "cleaned" } else { "failed" },
-                },
-            );
+            ending.states.temporary_root = if temp.close().is_ok() { "cleaned" } else { "failed" };
             return Err(CaptureError::Spawn(e));
         }
     };
     let root = process.identity();
-    let run = RunOwnership { token, root, session: root.pid };
-    let sampler = sampler::Sampler::start(Arc::clone(&host.inspector), root, launch, limits.processes);
-    let temp_path = temp.path().to_str().map(str::to_owned);
-    let host_values = HostValues {
-        temporary_root: temp_path.clone(),
-        working_directory: Some(resolved.working_directory_str().to_owned()),
-        executable: Some(resolved.executable_str().to_owned()),
-        roots: resolved.observation_path_strs().into_iter().map(str::to_owned).collect(),
-        pid: Some(root.pid.0),
-    };
-    let normalizer = Normalizer::new(&scenario.normalization, &host_values);
-    let input_normalizer = Normalizer::new(
-        &scenario.normalization,
-        &HostValues { temporary_root: None, pid: None, ..host_values.clone() },
-    );
-    let reader = process.take_output();
-    let writer = process.take_input();
-    let (Some(reader), Some(writer)) = (reader, writer) else {
-        return Err(CaptureError::Host(HostError::Io {
-            op: "open the terminal streams",
-            source: std::io::Error::other("the backend handed out no terminal stream"),
-        }));
-    };
-    let exit_future = process.wait();
-    let sample_count = || sampler.count();
-    let recorder = TerminalRecorder::new(
-        normalizer.clone(),
-        limits.output_bytes,
-        limits.frames,
-        scenario.normalization.time_bucket_ms,
-    );
-    let mut running = Running {
-        host,
-        scenario,
-        run: &run,
-        launch,
-        process: &mut process,
-        reader,
-        writer,
-        exit_future,
-        interrupts: &mut interrupts,
-        decoder: Utf8Stream::default(),
-        recorder,
-        input_normalizer,
-        interactions: Vec::new(),
-        journal: Vec::new(),
-        progress: &mut progress,
-        sample_count: &sample_count,
-        output_open: true,
-        interrupts_open: true,
-    };
-    let outcome = running.run().await;
-    let Running { decoder, recorder, interactions, journal, .. } = running;
-    let counts = Counts {
-        frames: recorder.frame_count() as u64,
-        samples: sampler.count(),
-        interactions: interactions.len() as u64,
-    };
-
-    if let Some(signal) = outcome.cancelled {
-        let groups = sampler.stop().groups;
-        return Err(cancelled(host, &run, &groups, process, temp, progress, counts, signal).await);
-    }
-
-    progress.update(Phase::Settling, counts);
-    let groups_so_far = sampler.groups();
-    let settled = settle(host, &run, &groups_so_far, scenario.settle_ms, &mut interrupts).await;
-    let settled_at = Instant::now();
-    let sampled = sampler.stop();
-    let (settle_state, settle_elapsed) = match settled {
-        Ok(s) => s,
-        Err(signal) => {
-            return Err(cancelled(host, &run, &sampled.groups, process, temp, progress, counts, signal).await);
-        }
-    };
-
-    let (after, interrupted) =
-        snapshot_or_interrupt(host, &mut interrupts, resolved.observation_paths.clone(), limits).await;
-    progress.update(Phase::Cleanup, counts);
-    let report = run_cleanup(host, &run, &sampled.groups).await;
-    process.close_terminal();
-    let temp_removed = temp.close().is_ok();
-    let disposition = if interrupted.is_some() { "cancelled" } else { outcome.reason };
-    let states = FinalStates {
-        disposition: if report.verified { disposition } else { "failed" },
-        owned_process_group: if report.verified { "cleaned" } else { "failed" },
-        temporary_root: if temp_removed { "cleaned" } else { "failed" },
-    };
-    if let Some(signal) = interrupted {
-        finish(progress, counts, states);
-        return Err(CaptureError::Cancelled {
-            signal,
-            cleanup: Box::new(report),
-            partial_observation: after.as_ref().err().map(|e| snapshot_json(e.partial())),
-        });
-    }
-    if !report.verified {
-        finish(progress, counts, states);
-        return Err(CaptureError::CleanupIncomplete {
-            report: Box::new(report),
-            pending: Box::new(PendingCleanup { run, groups: sampled.groups }),
-            retried: None,
-        });
-    }
-    let after = match after {
-        Ok(s) => s,
-        Err(e) => {
-            finish(progress, counts, states);
-            return Err(CaptureError::Snapshot(e));
-        }
-    };
-    let record = assemble::Assembly {
-        request: &request,
-        build: request.build,
-        pty_backend: host.pty.name(),
-        signal_mechanism: host.verifier.mechanism(),
-        started_at,
-        root_pid: root.pid.0,
-        normalizer: &normalizer,
-        decoder_invalid_bytes: decoder.invalid_bytes(),
-        recorder,
-        interactions,
-        journal,
-        outcome,
-        settlement: (settle_state, settle_elapsed),
-        sampled,
-        before,
-        after,
-        cleanup: report,
-        temporary_root_removed: temp_removed,
-        settled_at,
-    }
-    .assemble();
-    let evidence = match record {
-        Ok(e) => e,
-        Err(e) => {
-            finish(progress, counts, states);
-            return Err(CaptureError::Host(HostError::Io {
-                op: "serialize the capture",
-                source: std::io::Error::other(e),
-            }));
-        }
-    };
-    finish(progress, counts, states);
-    Ok(evidence)
+    let guard = TreeGuard::new(host, RunOwnership { token, root, session: root.pid }, process);
+    // From here on the tree is owned by the guard: until cleanup proves it
+    // gone, a failure says the owned group failed.
+    ending.states.owned_process_group = "failed";
+    let launched = Launched { host, request, guard, temp, interrupts, before, started_at, launch };
+    launched.run(progress, ending).await
 }
+
+/// A launched run: everything the guard, the terminal and the records need.
+struct Launched<'a> {
+    host: &'a Host,
+    request: &'a CaptureRequest,
+    guard: TreeGuard,
+    temp: tempfile::TempDir,
+    interrupts: Interrupts,
+    before: Snapshot,
+    started_at: String,
+    launch: Instant,
+}
+
+impl Launched<'_> {
+    /// Runs the command, then concludes the capture ([`Ran::conclude`]).
+    async fn run(self, progress: &mut ProgressReporter, ending: &mut Ending) -> Result<Evidence, CaptureError> {
+        let Launched { host, request, mut guard, temp, mut interrupts, before, started_at, launch } = self;
+        let resolved = &request.resolved;
+        let scenario = &resolved.scenario;
+        let limits = scenario.limits;
+        let root = guard.run.root;
+        let run = guard.run.clone();
+        let sampler = sampler::Sampler::start(Arc::clone(&host.inspector), root, launch, limits.processes);
+        let temp_path = temp.path().to_str().map(str::to_owned);
+        let host_values = HostValues {
+            temporary_root: temp_path.clone(),
+            working_directory: Some(resolved.working_directory_str().to_owned()),
+            executable: Some(resolved.executable_str().to_owned()),
+            roots: resolved.observation_path_strs().into_iter().map(str::to_owned).collect(),
+            pid: Some(root.pid.0),
+        };
+        let normalizer = Normalizer::new(&scenario.normalization, &host_values);
+        let input_normalizer = Normalizer::new(
+            &scenario.normalization,
+            &HostValues { temporary_root: None, pid: None, ..host_values.clone() },
+        );
+        let reader = guard.process.take_output();
+        let writer = guard.process.take_input();
+        let (Some(reader), Some(writer)) = (reader, writer) else {
+            // The guard kills and reaps the tree on the way out.
+            return Err(CaptureError::Host(HostError::Io {
+                op: "open the terminal streams",
+                source: std::io::Error::other("the backend handed out no terminal stream"),
+            }));
+        };
+        let exit_future = guard.process.wait();
+        let sample_count = || sampler.count();
+        let recorder = TerminalRecorder::new(
+            normalizer.clone(),
+            limits.output_bytes,
+            limits.frames,
+            scenario.normalization.time_bucket_ms,
+        );
+        let mut running = Running {
+            host,
+            scenario,
+            run: &run,
+            launch,
+            process: &mut guard.process,
+            reader,
+            writer,
+            exit_future,
+            interrupts: &mut interrupts,
+            decoder: Utf8Stream::default(),
+            recorder,
+            input_normalizer,
+            interactions: Vec::new(),
+            journal: Vec::new(),
+            progress,
+            sample_count: &sample_count,
+            output_open: true,
+            interrupts_open: true,
+        };
+        let outcome = running.run().await;
+        let Running { decoder, recorder, interactions, journal, .. } = running;
+        let ran = Ran {
+            host,
+            request,
+            guard,
+            temp,
+            interrupts,
+            before,
+            started_at,
+            run,
+            sampler,
+            normalizer,
+            decoder,
+            recorder,
+            interactions,
+            journal,
+            outcome,
+        };
+        ran.conclude(progress, ending).await
+    }
+}
+
+/// A run whose command has ended (or was cancelled): what it recorded and
+/// what it still owns.
+struct Ran<'a> {
+    host: &'a Host,
+    request: &'a CaptureRequest,
+    guard: TreeGuard,
+    temp: tempfile::TempDir,
+    interrupts: Interrupts,
+    before: Snapshot,
+    started_at: String,
+    run: RunOwnership,
+    sampler: sampler::Sampler,
+    normalizer: Normalizer,
+    decoder: Utf8Stream,
+    recorder: TerminalRecorder,
+    interactions: Vec<crate::evidence::InteractionEvent>,
+    journal: Vec<(Instant, run::Collection, usize)>,
+    outcome: run::RunOutcome,
+}
+
+impl Ran<'_> {
+    /// Settles, snapshots, cleans up and assembles the record.
+    async fn conclude(self, progress: &mut ProgressReporter, ending: &mut Ending) -> Result<Evidence, CaptureError> {
+        let Ran {
+            host,
+            request,
+            mut guard,
+            temp,
+            mut interrupts,
+            before,
+            started_at,
+            run,
+            sampler,
+            normalizer,
+            decoder,
+            recorder,
+            interactions,
+            journal,
+            outcome,
+        } = self;
+        let resolved = &request.resolved;
+        let scenario = &resolved.scenario;
+        let limits = scenario.limits;
+        let root = run.root;
+        ending.counts = Counts {
+            frames: recorder.frame_count() as u64,
+            samples: sampler.count(),
+            interactions: interactions.len() as u64,
+        };
+        ending.states.disposition = outcome.reason;
+
+        let settled = match outcome.cancelled {
+            Some(signal) => Err(signal),
+            None => {
+                progress.update(Phase::Settling, ending.counts);
+                guard.groups = sampler.groups();
+                settle(host, &run, &guard.groups, scenario.settle_ms, &mut interrupts).await
+            }
+        };
+        let settled_at = Instant::now();
+        let sampled = sampler.stop();
+        guard.groups.clone_from(&sampled.groups);
+        let (settlement, after) = match settled {
+            Ok(s) => {
+                let (after, interrupted) =
+                    snapshot_or_interrupt(host, &mut interrupts, resolved.observation_paths.clone(), limits).await;
+                let after = match interrupted {
+                    Some(signal) => Err((signal, after.as_ref().err().map(|e| snapshot_json(e.partial())))),
+                    None => Ok(after),
+                };
+                (s, after)
+            }
+            Err(signal) => (("unverifiable", 0), Err((signal, None))),
+        };
+        progress.update(Phase::Cleanup, ending.counts);
+        let report = guard.cleanup().await;
+        let temp_removed = temp.close().is_ok();
+        ending.states = FinalStates {
+            disposition: match after {
+                Err(_) => "cancelled",
+                Ok(_) if report.verified => outcome.reason,
+                Ok(_) => "failed",
+            },
+            owned_process_group: if report.verified { "cleaned" } else { "failed" },
+            temporary_root: if temp_removed { "cleaned" } else { "failed" },
+        };
+        let after = match after {
+            Err((signal, partial_observation)) => {
+                return Err(CaptureError::Cancelled { signal, cleanup: Box::new(report), partial_observation });
+            }
+            Ok(after) => after,
+        };
+        if !report.verified {
+            return Err(CaptureError::CleanupIncomplete {
+                report: Box::new(report),
+                pending: Box::new(PendingCleanup { run, groups: sampled.groups }),
+                retried: None,
+            });
+        }
+        let after = after.map_err(CaptureError::Snapshot)?;
+        assemble::Assembly {
+            request,
+            build: request.build,
+            pty_backend: host.pty.name(),
+            signal_mechanism: host.verifier.mechanism(),
+            started_at,
+            root_pid: root.pid.0,
+            normalizer: &normalizer,
+            decoder_invalid_bytes: decoder.invalid_bytes(),
+            recorder,
+            interactions,
+            journal,
+            outcome,
+            settlement,
+            sampled,
+            before,
+            after,
+            cleanup: report,
+            temporary_root_removed: temp_removed,
+            settled_at,
+        }
+        .assemble()
+        .map_err(|e| {
+            CaptureError::Host(HostError::Io { op: "serialize the capture", source: std::io::Error::other(e) })
+        })
+    }
+}
+#[cfg(test)]
+mod ownership_tests;
 #[cfg(test)]
 mod tests;

@@ -10,7 +10,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::host::{
-    Host, Ownership, OwnershipClaim, OwnershipVerifier, Pid, ProcessIdentity, ProcessRow, RunToken, SignalError,
+    Descendants, Host, OwnedProcess, Ownership, OwnershipClaim, OwnershipVerifier, Pid, ProcessIdentity, ProcessRow,
+    Proof, RunToken, SignalError,
 };
 use crate::scenario::SignalName;
 
@@ -63,7 +64,7 @@ pub(super) struct RunOwnership {
 
 impl RunOwnership {
     fn claim(&self) -> OwnershipClaim<'_> {
-        OwnershipClaim { token: &self.token, session: Some(self.session) }
+        OwnershipClaim { token: &self.token, session: Some(self.session), root: Some(self.root) }
     }
 }
 
@@ -95,38 +96,18 @@ pub(super) async fn deliver_bounded(host: &Host, run: &RunOwnership, signal: Sig
     .await
 }
 
-/// Whether `pid` descends from this process according to `rows`.
-fn descends_from_self(rows: &[ProcessRow], pid: Pid) -> bool {
-    let me = Pid(std::process::id());
-    let mut current = pid;
-    for _ in 0..rows.len().min(4096) + 1 {
-        let Some(row) = rows.binary_search_by_key(&current, |r| r.pid).ok().map(|i| &rows[i]) else { return false };
-        if row.parent == me {
-            return true;
-        }
-        if row.parent.0 <= 1 || row.parent == current {
-            return false;
-        }
-        current = row.parent;
-    }
-    false
-}
-
-/// Live processes related to the run: descendants of `rea`, members of the
-/// run's session or of a sampled process group.
-fn related(rows: &[ProcessRow], run: &RunOwnership, groups: &BTreeSet<u32>) -> Vec<ProcessRow> {
-    let me = Pid(std::process::id());
-    rows.iter()
-        .filter(|r| !r.zombie && r.pid != me)
-        .filter(|r| r.session == run.session || groups.contains(&r.group.0) || descends_from_self(rows, r.pid))
-        .cloned()
-        .collect()
+/// Whether a row is related to the run by its session or a sampled group:
+/// an unverifiable process there blocks a verified cleanup.
+fn related(row: &ProcessRow, run: &RunOwnership, groups: &BTreeSet<u32>) -> bool {
+    row.session == run.session || groups.contains(&row.group.0)
 }
 
 /// One settlement observation.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum GroupObservation {
-    /// No live related process.
+    /// The host proved exactly that no descendant is alive.
+    Proven,
+    /// No live owned process was seen.
     Empty,
     /// Owned processes are still alive.
     Alive(usize),
@@ -134,41 +115,74 @@ pub(super) enum GroupObservation {
     Unverifiable(String),
 }
 
-/// Observes whether the run's processes have quiesced (blocking).
+/// Observes whether the run's processes have quiesced (blocking): the exact
+/// check first, a verified scan of the table where the host has none.
 pub(super) fn observe(host: &Host, run: &RunOwnership, groups: &BTreeSet<u32>) -> GroupObservation {
+    host.pty.reap_adopted();
+    match host.verifier.descendants() {
+        Descendants::NoneAlive => return GroupObservation::Proven,
+        Descendants::SomeAlive | Descendants::Unknown => {}
+    }
     let table = match host.inspector.table() {
         Ok(t) => t,
         Err(e) => return GroupObservation::Unverifiable(format!("process table unreadable: {e}")),
     };
     let mut alive = 0;
-    for row in related(&table.rows, run, groups) {
+    for row in table.rows.iter().filter(|r| !r.zombie) {
         match host.verifier.verify(row.pid, Some(row.start), &run.claim()) {
             Ownership::Owned(_) => alive += 1,
-            Ownership::Gone | Ownership::IdentityChanged => {}
-            Ownership::Foreign => {
-                return GroupObservation::Unverifiable(format!(
-                    "process {} is related to the run but carries a different ownership token",
-                    row.pid
-                ));
-            }
-            Ownership::Unverifiable { reason } => {
+            Ownership::Gone | Ownership::IdentityChanged | Ownership::Foreign => {}
+            Ownership::Unverifiable { reason } if related(row, run, groups) => {
                 return GroupObservation::Unverifiable(format!("process {}: {reason}", row.pid));
             }
+            Ownership::Unverifiable { .. } => {}
         }
     }
-    if alive == 0 { GroupObservation::Empty } else { GroupObservation::Alive(alive) }
+    match host.verifier.descendants() {
+        Descendants::SomeAlive => GroupObservation::Alive(alive.max(1)),
+        _ if alive == 0 => GroupObservation::Empty,
+        _ => GroupObservation::Alive(alive),
+    }
+}
+
+/// A process cleanup killed, and how it was proven to be the run's.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct KilledProcess {
+    /// Native PID.
+    pub pid: u32,
+    /// `lineage` or `token`.
+    pub proof: Proof,
+}
+
+/// The check that ended cleanup.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FinalCheck {
+    /// The host proved that `rea` has no child left (`waitid` -> `ECHILD`):
+    /// no descendant is alive.
+    NoChildren,
+    /// A verified scan of the process table found no owned process (the host
+    /// has no exact check, or other launches share this process).
+    ProcessTable,
 }
 
 /// What owned-process cleanup did.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct CleanupReport {
-    /// Whether no owned process remained at the end.
+    /// Whether the final check proved that no owned process remained.
     pub verified: bool,
-    /// Processes killed (PIDs, in order).
-    pub killed: Vec<u32>,
+    /// The check that proved it (absent when not verified).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub final_check: Option<FinalCheck>,
+    /// Processes killed, in order, each with its proof of ownership.
+    pub killed: Vec<KilledProcess>,
+    /// Process groups killed atomically (proven groups of lineage-proven processes).
+    pub groups_killed: Vec<u32>,
+    /// Processes stopped before the sweep so they could not fork meanwhile.
+    pub frozen: u64,
     /// Related processes that could not be verified or killed: `(pid, reason)`.
     pub unresolved: Vec<(u32, String)>,
-    /// Why cleanup could not run at all (the process table was unreadable).
+    /// Why cleanup could not run at all, or could not prove its result.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failure: Option<String>,
     /// Unrelated processes left untouched because their token was withheld.
@@ -177,94 +191,170 @@ pub struct CleanupReport {
     pub rounds: u32,
 }
 
-const CLEANUP_ROUNDS: u32 = 8;
+/// Most rounds of one cleanup.
+const CLEANUP_ROUNDS: u32 = 64;
+/// Time bound of one cleanup (every round together).
+const CLEANUP_BOUND: Duration = Duration::from_millis(5000);
+/// Time bound of waiting for one round's signalled processes.
 const GONE_WAIT: Duration = Duration::from_millis(2000);
 
-/// Kills every owned process of the run and verifies the family is gone
-/// (blocking). Unrelated unreadable processes are left alone.
-pub(super) fn cleanup(host: &Host, run: &RunOwnership, groups: &BTreeSet<u32>) -> CleanupReport {
-    let reap = || {
+/// What one scan of the table found.
+#[derive(Default)]
+struct Scan {
+    targets: Vec<(Box<dyn OwnedProcess>, Pid)>,
+    unresolved: Vec<(u32, String)>,
+    unverified: Vec<(u32, String)>,
+}
+
+fn scan(host: &Host, run: &RunOwnership, groups: &BTreeSet<u32>) -> Result<Scan, String> {
+    let table = host.inspector.table().map_err(|e| format!("the process table could not be read: {e}"))?;
+    let mut found = Scan::default();
+    let mut rows: Vec<&ProcessRow> = table.rows.iter().filter(|r| !r.zombie).collect();
+    // The launched process first, then the rest by PID.
+    rows.sort_by_key(|r| (r.pid != run.root.pid, r.pid));
+    for row in rows {
+        match host.verifier.verify(row.pid, Some(row.start), &run.claim()) {
+            Ownership::Owned(p) => found.targets.push((p, row.group)),
+            Ownership::Gone | Ownership::IdentityChanged | Ownership::Foreign => {}
+            Ownership::Unverifiable { reason } if related(row, run, groups) => {
+                found.unresolved.push((row.pid.0, reason));
+            }
+            Ownership::Unverifiable { .. } => {}
+        }
+    }
+    // Rows the table could not read at all: their relation to the run is
+    // unknown, so they are left alone and reported, not passed over.
+    found
+        .unverified
+        .extend(table.unreadable.iter().map(|(pid, why)| (pid.0, format!("process status unreadable: {why}"))));
+    Ok(found)
+}
+
+/// Stops every target, kills each proven group at once, then each target,
+/// and waits (bounded) until the signalled processes are gone.
+fn kill_round(host: &Host, found: &mut Scan, report: &mut CleanupReport) {
+    for (target, _) in &found.targets {
+        if matches!(target.freeze(), Ok(true)) {
+            report.frozen += 1;
+        }
+    }
+    let mut groups_done = BTreeSet::new();
+    for (target, group) in &found.targets {
+        if target.proof() == Proof::Lineage
+            && groups_done.insert(*group)
+            && let Ok(Some(killed)) = target.kill_group()
+            && !report.groups_killed.contains(&killed.0)
+        {
+            report.groups_killed.push(killed.0);
+        }
+    }
+    let mut signalled = Vec::new();
+    for (target, _) in &found.targets {
+        let id = target.identity();
+        match target.signal(SignalName::SIGKILL) {
+            Ok(()) => {
+                report.killed.push(KilledProcess { pid: id.pid.0, proof: target.proof() });
+                signalled.push(id);
+            }
+            // Already gone (perhaps with its group): nothing was signalled.
+            Err(SignalError::Gone) => signalled.push(id),
+            Err(SignalError::Failed(e)) => found.unresolved.push((id.pid.0, format!("SIGKILL failed: {e}"))),
+        }
+    }
+    let deadline = Instant::now() + GONE_WAIT;
+    loop {
         host.pty.reap_adopted();
-    };
+        let alive: Vec<&ProcessIdentity> = signalled
+            .iter()
+            .filter(|id| matches!(host.inspector.process(id.pid), Ok(Some(r)) if r.start == id.start && !r.zombie))
+            .collect();
+        if alive.is_empty() {
+            return;
+        }
+        if Instant::now() >= deadline {
+            found.unresolved.extend(
+                alive.iter().map(|id| (id.pid.0, format!("still alive {} ms after SIGKILL", GONE_WAIT.as_millis()))),
+            );
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+/// Kills every owned process of the run (blocking) until the final check
+/// proves none is left: "`rea` has no child" where the host can say so
+/// exactly, else a verified scan finding no owned process. Bounded in rounds
+/// and time; whatever survives, or cannot be proven, is listed with why.
+/// Unrelated unreadable processes are left alone.
+pub(super) fn cleanup(host: &Host, run: &RunOwnership, groups: &BTreeSet<u32>) -> CleanupReport {
+    let started = Instant::now();
     let mut report = CleanupReport::default();
-    let sweep_claim = OwnershipClaim { token: &run.token, session: None };
-    for round in 1..=CLEANUP_ROUNDS {
-        report.rounds = round;
-        reap();
-        let table = match host.inspector.table() {
-            Ok(t) => t,
-            Err(e) => {
-                report.failure = Some(format!("the process table could not be read: {e}"));
+    loop {
+        report.rounds += 1;
+        host.pty.reap_adopted();
+        let mut found = match scan(host, run, groups) {
+            Ok(f) => f,
+            Err(failure) => {
+                report.failure = Some(failure);
                 return report;
             }
         };
-        let mut related_rows = related(&table.rows, run, groups);
-        let related_pids: BTreeSet<Pid> = related_rows.iter().map(|r| r.pid).collect();
-        let mut targets = Vec::new();
-        let mut unresolved = Vec::new();
-        let mut unverified = Vec::new();
-        // The launched process first, then the rest by PID.
-        related_rows.sort_by_key(|r| (r.pid != run.root.pid, r.pid));
-        for row in &related_rows {
-            match host.verifier.verify(row.pid, Some(row.start), &run.claim()) {
-                Ownership::Owned(p) => targets.push(p),
-                Ownership::Gone | Ownership::IdentityChanged | Ownership::Foreign => {}
-                Ownership::Unverifiable { reason } => unresolved.push((row.pid.0, reason)),
-            }
-        }
-        // Sweep: processes outside the tree that still carry the token.
-        let me = Pid(std::process::id());
-        for row in table.rows.iter().filter(|r| !r.zombie && r.pid != me && !related_pids.contains(&r.pid)) {
-            match host.verifier.verify(row.pid, Some(row.start), &sweep_claim) {
-                Ownership::Owned(p) => targets.push(p),
-                Ownership::Unverifiable { reason } if groups.contains(&row.group.0) => {
-                    unverified.push((row.pid.0, reason));
+        report.unverified_processes = std::mem::take(&mut found.unverified);
+        // rea's own children last, right before the kill: a tree that forks
+        // and exits faster than the table scan is caught here.
+        let mut children: Vec<(Box<dyn OwnedProcess>, Pid)> = host
+            .verifier
+            .owned_children(&run.claim())
+            .into_iter()
+            .filter(|c| found.targets.iter().all(|(t, _)| t.identity().pid != c.identity().pid))
+            .map(|c| {
+                let group =
+                    host.inspector.process(c.identity().pid).ok().flatten().map_or(c.identity().pid, |r| r.group);
+                (c, group)
+            })
+            .collect();
+        children.append(&mut found.targets);
+        found.targets = children;
+        let out_of_time = report.rounds >= CLEANUP_ROUNDS || started.elapsed() >= CLEANUP_BOUND;
+        if found.targets.is_empty() && found.unresolved.is_empty() {
+            match host.verifier.descendants() {
+                Descendants::NoneAlive => return report.proven(FinalCheck::NoChildren),
+                Descendants::Unknown => return report.proven(FinalCheck::ProcessTable),
+                // A descendant the scan could not see (it forked and exited
+                // meanwhile): sweep again.
+                Descendants::SomeAlive if !out_of_time => continue,
+                Descendants::SomeAlive => {
+                    report.failure = Some(format!(
+                        "a descendant of rea was still alive after {} cleanup rounds ({} ms), but no scan could see it",
+                        report.rounds,
+                        started.elapsed().as_millis()
+                    ));
+                    return report;
                 }
-                _ => {}
             }
         }
-        // Rows the table could not read at all: their relation to the run is
-        // unknown, so they are left alone and reported, not passed over.
-        unverified
-            .extend(table.unreadable.iter().map(|(pid, why)| (pid.0, format!("process status unreadable: {why}"))));
-        if targets.is_empty() && unresolved.is_empty() {
-            report.verified = true;
-            report.unresolved.clear();
-            report.unverified_processes = unverified;
+        if out_of_time {
+            report.unresolved = found.unresolved;
+            report.unresolved.extend(found.targets.iter().map(|(t, _)| {
+                (t.identity().pid.0, "owned and still alive when cleanup's time bound ran out".to_owned())
+            }));
             return report;
         }
-        let mut signalled = Vec::new();
-        for target in &targets {
-            let id = target.identity();
-            match target.signal(SignalName::SIGKILL) {
-                Ok(()) => {
-                    report.killed.push(id.pid.0);
-                    signalled.push(id);
-                }
-                Err(SignalError::Gone) => {}
-                Err(SignalError::Failed(e)) => unresolved.push((id.pid.0, format!("SIGKILL failed: {e}"))),
-            }
+        if found.targets.is_empty() {
+            // Only unverifiable processes remain: nothing may be signalled.
+            report.unresolved = found.unresolved;
+            return report;
         }
-        // Wait, with a deadline, until the signalled processes are gone.
-        let deadline = Instant::now() + GONE_WAIT;
-        loop {
-            reap();
-            let remaining = signalled
-                .iter()
-                .filter(|id| {
-                    matches!(
-                        host.inspector.process(id.pid),
-                        Ok(Some(r)) if r.start == id.start && !r.zombie
-                    )
-                })
-                .count();
-            if remaining == 0 || Instant::now() >= deadline {
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(2));
-        }
-        report.unresolved = unresolved;
-        report.unverified_processes = unverified;
+        kill_round(host, &mut found, &mut report);
+        report.unresolved = found.unresolved;
     }
-    report
+}
+
+impl CleanupReport {
+    fn proven(mut self, check: FinalCheck) -> CleanupReport {
+        self.verified = true;
+        self.final_check = Some(check);
+        self.unresolved.clear();
+        self
+    }
 }

@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 
 use futures_lite::{AsyncRead, AsyncWrite, future};
 
+use super::deadline::{DeadlineWakes, Deadlines, DeliveryTask};
 use super::normalize::Normalizer;
 use super::owned::{Delivery, RunOwnership, deliver_bounded};
 use super::progress::{Counts, Phase, ProgressReporter};
@@ -25,8 +26,6 @@ use crate::scenario::{Event, Scenario, SignalName, redacted_input};
 const READ_BUFFER: usize = 64 * 1024;
 /// Extra reads attempted after a successful read before other sources are polled.
 const BURST_READS: usize = 16;
-/// How long to wait for an exit after a delivered `SIGKILL` before giving up.
-const KILL_WAIT: Duration = Duration::from_secs(10);
 /// Heartbeat of progress lines while nothing else happens.
 const HEARTBEAT: Duration = Duration::from_millis(1000);
 
@@ -73,22 +72,23 @@ struct PendingInput {
     event: InteractionEvent,
 }
 
-type DeliveryTask<'a> = Pin<Box<dyn Future<Output = Delivery> + Send + 'a>>;
-
 struct PendingSignal<'a> {
     task: DeliveryTask<'a>,
     event: InteractionEvent,
 }
 
-struct Finalizing<'a> {
-    start: Instant,
-    requested_ms: u64,
-    kill_at: Instant,
-    term: Option<(u64, DeliveryTask<'a>)>,
-    kill: Option<(u64, DeliveryTask<'a>)>,
-    kill_requested: bool,
-    receipts: Vec<(usize, SignalReceipt)>,
-    elapsed_ms: Option<u64>,
+/// The scripted events' dispatch: one at a time, in scenario order.
+#[derive(Default)]
+struct Dispatch<'a> {
+    next_event: usize,
+    pending_input: Option<PendingInput>,
+    pending_signal: Option<PendingSignal<'a>>,
+}
+
+impl Dispatch<'_> {
+    fn idle(&self) -> bool {
+        self.pending_input.is_none() && self.pending_signal.is_none()
+    }
 }
 
 /// The running phase's state.
@@ -120,8 +120,7 @@ struct Wakes {
     exited: Option<Result<ExitStatus, HostError>>,
     wrote: Option<io::Result<usize>>,
     signal_done: Option<Delivery>,
-    term_done: Option<Delivery>,
-    kill_done: Option<Delivery>,
+    deadlines: DeadlineWakes,
     timer: bool,
 }
 
@@ -132,17 +131,16 @@ impl Wakes {
             || self.exited.is_some()
             || self.wrote.is_some()
             || self.signal_done.is_some()
-            || self.term_done.is_some()
-            || self.kill_done.is_some()
+            || self.deadlines.any()
             || self.timer
     }
 }
 
-fn ms_between(later: Instant, earlier: Instant) -> u64 {
+pub(super) fn ms_between(later: Instant, earlier: Instant) -> u64 {
     later.saturating_duration_since(earlier).as_millis() as u64
 }
 
-fn add_ms(at: Instant, ms: u64) -> Option<Instant> {
+pub(super) fn add_ms(at: Instant, ms: u64) -> Option<Instant> {
     at.checked_add(Duration::from_millis(ms))
 }
 
@@ -212,21 +210,115 @@ impl<'a> Running<'a> {
         }
     }
 
+    /// Starts every scripted event that is due at `now`, one at a time.
+    fn dispatch_due(&mut self, d: &mut Dispatch<'a>, now: Instant) {
+        let s = self.scenario;
+        while d.idle() && d.next_event < s.events.len() {
+            let event = &s.events[d.next_event];
+            let Some(due) = add_ms(self.launch, event.at_ms()) else { break };
+            if now < due {
+                break;
+            }
+            d.next_event += 1;
+            let (data, kind) = self.event_data(event);
+            let record = InteractionEvent {
+                sequence: 0,
+                scheduled_at_ms: event.at_ms(),
+                dispatched_at_ms: ms_between(now, self.launch),
+                kind: kind.to_owned(),
+                data,
+                outcome: "dispatched".into(),
+                reason: None,
+            };
+            match event {
+                Event::Input { data, .. } => {
+                    d.pending_input = Some(PendingInput { bytes: data.as_bytes().to_vec(), written: 0, event: record });
+                }
+                Event::Resize { columns, rows, .. } => {
+                    let mut record = record;
+                    if let Err(e) = self.process.resize(TermSize { columns: *columns, rows: *rows }) {
+                        record.outcome = "failed".into();
+                        record.reason = Some(e.to_string());
+                    }
+                    self.record_interaction(record);
+                }
+                Event::Signal { signal, .. } => {
+                    d.pending_signal = Some(PendingSignal {
+                        task: Box::pin(deliver_bounded(self.host, self.run, *signal)),
+                        event: record,
+                    });
+                }
+            }
+        }
+    }
+
+    /// Records the outcome of a write or a signal delivery that completed.
+    fn dispatch_progress(
+        &mut self,
+        d: &mut Dispatch<'a>,
+        wrote: Option<io::Result<usize>>,
+        signal_done: Option<Delivery>,
+    ) {
+        match (wrote, d.pending_input.as_mut()) {
+            (Some(Ok(n)), Some(p)) => p.written += n,
+            (Some(Err(e)), Some(_)) => {
+                if let Some(p) = d.pending_input.take() {
+                    let mut event = p.event;
+                    event.outcome = "failed".into();
+                    event.reason = Some(format!("terminal write failed: {e}"));
+                    self.record_interaction(event);
+                }
+            }
+            _ => {}
+        }
+        if let Some(done) = signal_done
+            && let Some(p) = d.pending_signal.take()
+        {
+            let mut event = p.event;
+            match done {
+                Delivery::Signaled => {}
+                Delivery::Gone => event.outcome = "target_exited".into(),
+                other => {
+                    event.outcome = "failed".into();
+                    event.reason = Some(match other.reason() {
+                        Some(r) => r,
+                        None => "the launched process's identity changed; it was not signalled".into(),
+                    });
+                }
+            }
+            self.record_interaction(event);
+        }
+    }
+
+    /// Records events not yet dispatched when the run ended as undeliverable.
+    async fn close_dispatch(&mut self, mut d: Dispatch<'a>, end: Instant) {
+        let at = ms_between(end, self.launch);
+        if let Some(p) = d.pending_input.take() {
+            let mut e = p.event;
+            e.outcome = "target_exited".into();
+            e.data = "<not-dispatched>".into();
+            self.record_interaction(e);
+        }
+        if let Some(p) = d.pending_signal.take() {
+            let done = p.task.await;
+            let mut e = p.event;
+            if !matches!(done, Delivery::Signaled) {
+                e.outcome = "target_exited".into();
+            }
+            self.record_interaction(e);
+        }
+        for event in &self.scenario.events[d.next_event..] {
+            let record = self.undelivered(event, at);
+            self.record_interaction(record);
+        }
+    }
+
     /// Runs until the launched process exits, a deadline's escalation gives
     /// up, or an interrupt cancels the run.
     pub(super) async fn run(&mut self) -> RunOutcome {
         let s = self.scenario;
-        let host = self.host;
-        let run = self.run;
-        let timeout_at = add_ms(self.launch, s.timeout_ms);
-        let mut last_output = self.launch;
-        let mut next_event = 0usize;
-        let mut pending_input: Option<PendingInput> = None;
-        let mut pending_signal: Option<PendingSignal<'_>> = None;
-        let mut reason: Option<&'static str> = None;
-        let mut kill_sent_at: Option<Instant> = None;
-        let mut plain_kill: Option<DeliveryTask<'_>> = None;
-        let mut finalizing: Option<Finalizing<'_>> = None;
+        let mut deadlines = Deadlines::new(self.host, self.run, s, self.launch);
+        let mut dispatch = Dispatch::default();
         let mut exit: Option<(ExitStatus, Instant)> = None;
         let mut exit_unobserved: Option<String> = None;
         let mut last_heartbeat = Instant::now();
@@ -236,95 +328,18 @@ impl<'a> Running<'a> {
 
         loop {
             let now = Instant::now();
-            // Dispatch due events, one at a time, in scenario order.
-            while pending_input.is_none() && pending_signal.is_none() && next_event < s.events.len() {
-                let event = &s.events[next_event];
-                let Some(due) = add_ms(self.launch, event.at_ms()) else { break };
-                if now < due {
-                    break;
-                }
-                next_event += 1;
-                let (data, kind) = self.event_data(event);
-                let record = InteractionEvent {
-                    sequence: 0,
-                    scheduled_at_ms: event.at_ms(),
-                    dispatched_at_ms: ms_between(now, self.launch),
-                    kind: kind.to_owned(),
-                    data,
-                    outcome: "dispatched".into(),
-                    reason: None,
-                };
-                match event {
-                    Event::Input { data, .. } => {
-                        pending_input =
-                            Some(PendingInput { bytes: data.as_bytes().to_vec(), written: 0, event: record });
-                    }
-                    Event::Resize { columns, rows, .. } => {
-                        let mut record = record;
-                        if let Err(e) = self.process.resize(TermSize { columns: *columns, rows: *rows }) {
-                            record.outcome = "failed".into();
-                            record.reason = Some(e.to_string());
-                        }
-                        self.record_interaction(record);
-                    }
-                    Event::Signal { signal, .. } => {
-                        pending_signal =
-                            Some(PendingSignal { task: Box::pin(deliver_bounded(host, run, *signal)), event: record });
-                    }
-                }
-            }
-            if pending_input.as_ref().is_some_and(|p| p.written >= p.bytes.len()) {
-                let done = pending_input.take().map(|p| p.event);
-                if let Some(e) = done {
-                    self.record_interaction(e);
+            self.dispatch_due(&mut dispatch, now);
+            if dispatch.pending_input.as_ref().is_some_and(|p| p.written >= p.bytes.len()) {
+                if let Some(p) = dispatch.pending_input.take() {
+                    self.record_interaction(p.event);
                 }
                 continue;
             }
-
-            // Deadlines.
-            if reason.is_none() {
-                let idle_at = add_ms(last_output, s.idle_timeout_ms);
-                let fired = if timeout_at.is_some_and(|t| now >= t) {
-                    Some("timeout")
-                } else if idle_at.is_some_and(|t| now >= t) {
-                    Some("idle_timeout")
-                } else {
-                    None
-                };
-                if let Some(r) = fired {
-                    reason = Some(r);
-                    if s.finalization_ms == 0 {
-                        kill_sent_at = Some(now);
-                        plain_kill = Some(Box::pin(deliver_bounded(host, run, SignalName::SIGKILL)));
-                    } else {
-                        finalizing = Some(Finalizing {
-                            start: now,
-                            requested_ms: s.finalization_ms,
-                            kill_at: add_ms(now, s.finalization_ms).unwrap_or(now),
-                            term: Some((0, Box::pin(deliver_bounded(host, run, SignalName::SIGTERM)))),
-                            kill: None,
-                            kill_requested: false,
-                            receipts: Vec::new(),
-                            elapsed_ms: None,
-                        });
-                    }
-                }
-            }
-            if let Some(f) = finalizing.as_mut()
-                && !f.kill_requested
-                && now >= f.kill_at
+            deadlines.advance(now);
+            if exit.is_none()
+                && let Some(why) = deadlines.kill_wait_expired(now)
             {
-                {
-                    // Not sequenced after the SIGTERM result: independent deliveries.
-                    f.kill_requested = true;
-                    f.kill =
-                        Some((ms_between(now, f.start), Box::pin(deliver_bounded(host, run, SignalName::SIGKILL))));
-                    kill_sent_at = Some(now);
-                }
-            }
-            if kill_sent_at.is_some_and(|k| now >= k + KILL_WAIT) && exit.is_none() {
-                exit_unobserved =
-                    Some(format!("the launched process did not exit within {} s of SIGKILL", KILL_WAIT.as_secs()));
+                exit_unobserved = Some(why);
                 break;
             }
 
@@ -335,19 +350,10 @@ impl<'a> Running<'a> {
                     next = next.min(t);
                 }
             };
-            if pending_input.is_none() && pending_signal.is_none() {
-                consider(s.events.get(next_event).and_then(|e| add_ms(self.launch, e.at_ms())));
+            if dispatch.idle() {
+                consider(s.events.get(dispatch.next_event).and_then(|e| add_ms(self.launch, e.at_ms())));
             }
-            if reason.is_none() {
-                consider(timeout_at);
-                consider(add_ms(last_output, s.idle_timeout_ms));
-            }
-            if let Some(f) = &finalizing
-                && !f.kill_requested
-            {
-                consider(Some(f.kill_at));
-            }
-            consider(kill_sent_at.map(|k| k + KILL_WAIT));
+            deadlines.wake_times().into_iter().for_each(consider);
             // A later target keeps the earlier timer: it fires early and the
             // loop re-arms it, instead of re-arming on every output chunk.
             if timer_at.is_none_or(|t| next < t || t <= now) {
@@ -367,17 +373,12 @@ impl<'a> Running<'a> {
                 }
                 w.exited = ready(self.exit_future.as_mut().poll(cx));
                 let writer = &mut self.writer;
-                w.wrote = pending_input
+                w.wrote = dispatch
+                    .pending_input
                     .as_mut()
                     .and_then(|p| ready(Pin::new(&mut *writer).poll_write(cx, &p.bytes[p.written..])));
-                w.signal_done = pending_signal.as_mut().and_then(|p| ready(p.task.as_mut().poll(cx)));
-                if let Some(f) = finalizing.as_mut() {
-                    w.term_done = f.term.as_mut().and_then(|(_, t)| ready(t.as_mut().poll(cx)));
-                    w.kill_done = f.kill.as_mut().and_then(|(_, t)| ready(t.as_mut().poll(cx)));
-                }
-                if let Some(d) = plain_kill.as_mut().and_then(|t| ready(t.as_mut().poll(cx))) {
-                    w.kill_done = Some(d);
-                }
+                w.signal_done = dispatch.pending_signal.as_mut().and_then(|p| ready(p.task.as_mut().poll(cx)));
+                w.deadlines = deadlines.poll(cx);
                 w.timer = Pin::new(&mut timer).poll(cx).is_ready();
                 if w.any() { Poll::Ready(w) } else { Poll::Pending }
             })
@@ -389,9 +390,9 @@ impl<'a> Running<'a> {
             }
             if let Some(Some(signal)) = wakes.interrupt {
                 // Cancellation is never delayed: SIGKILL at once, also during finalization.
-                let _ = deliver_bounded(host, run, SignalName::SIGKILL).await;
+                let _ = deliver_bounded(self.host, self.run, SignalName::SIGKILL).await;
                 return RunOutcome {
-                    reason: reason.unwrap_or("exited"),
+                    reason: deadlines.reason.unwrap_or("exited"),
                     exit,
                     finalization: None,
                     cancelled: Some(signal),
@@ -401,7 +402,7 @@ impl<'a> Running<'a> {
             match wakes.read {
                 Some(Ok(0)) | Some(Err(_)) => self.output_open = false,
                 Some(Ok(n)) => {
-                    last_output = now;
+                    deadlines.last_output = now;
                     self.handle_bytes(&buf[..n], now);
                     // A busy terminal: read on before polling every other
                     // source again (deadlines are re-checked each turn).
@@ -413,7 +414,7 @@ impl<'a> Running<'a> {
                             }
                             Some(Ok(n)) => {
                                 let at = Instant::now();
-                                last_output = at;
+                                deadlines.last_output = at;
                                 self.handle_bytes(&buf[..n], at);
                             }
                             None => break,
@@ -422,62 +423,9 @@ impl<'a> Running<'a> {
                 }
                 None => {}
             }
-            match (wakes.wrote, pending_input.as_mut()) {
-                (Some(Ok(n)), Some(p)) => p.written += n,
-                (Some(Err(e)), Some(_)) => {
-                    if let Some(p) = pending_input.take() {
-                        let mut event = p.event;
-                        event.outcome = "failed".into();
-                        event.reason = Some(format!("terminal write failed: {e}"));
-                        self.record_interaction(event);
-                    }
-                }
-                _ => {}
-            }
-            if let Some(d) = wakes.signal_done
-                && let Some(p) = pending_signal.take()
-            {
-                {
-                    let mut event = p.event;
-                    match d {
-                        Delivery::Signaled => {}
-                        Delivery::Gone => event.outcome = "target_exited".into(),
-                        other => {
-                            event.outcome = "failed".into();
-                            event.reason = Some(match other.reason() {
-                                Some(r) => r,
-                                None => "the launched process's identity changed; it was not signalled".into(),
-                            });
-                        }
-                    }
-                    self.record_interaction(event);
-                }
-            }
-            if let Some(f) = finalizing.as_mut() {
-                if let Some(d) = wakes.term_done
-                    && let Some((at, _)) = f.term.take()
-                {
-                    f.receipts.push((0, receipt("SIGTERM", at, &d)));
-                }
-                if let Some(d) = wakes.kill_done.clone()
-                    && let Some((at, _)) = f.kill.take()
-                {
-                    {
-                        f.receipts.push((1, receipt("SIGKILL", at, &d)));
-                        if !matches!(d, Delivery::Signaled | Delivery::Gone) && exit.is_none() {
-                            exit_unobserved = Some(format!("SIGKILL could not be delivered ({})", d.as_str()));
-                        }
-                    }
-                }
-            } else if let Some(d) = wakes.kill_done {
-                plain_kill = None;
-                if !matches!(d, Delivery::Signaled | Delivery::Gone) && exit.is_none() {
-                    exit_unobserved = Some(format!(
-                        "the deadline's SIGKILL could not be delivered ({}{})",
-                        d.as_str(),
-                        d.reason().map(|r| format!(": {r}")).unwrap_or_default()
-                    ));
-                }
+            self.dispatch_progress(&mut dispatch, wakes.wrote, wakes.signal_done);
+            if let Some(why) = deadlines.delivered(wakes.deadlines, exit.is_some()) {
+                exit_unobserved = Some(why);
             }
             if let Some(result) = wakes.exited {
                 match result {
@@ -485,9 +433,7 @@ impl<'a> Running<'a> {
                         // Report the exit only after the output is drained.
                         self.drain(&mut buf).await;
                         exit = Some((status, Instant::now()));
-                        if let Some(f) = finalizing.as_mut() {
-                            f.elapsed_ms = Some(ms_between(now, f.start));
-                        }
+                        deadlines.exited(now);
                     }
                     Err(e) => exit_unobserved = Some(format!("waiting for the exit failed: {e}")),
                 }
@@ -501,64 +447,27 @@ impl<'a> Running<'a> {
             self.progress.update(Phase::Running, self.counts());
         }
 
-        // Let in-flight finalization deliveries finish (each is bounded).
-        if let Some(f) = finalizing.as_mut() {
-            if let Some((at, t)) = f.term.take() {
-                let d = t.await;
-                f.receipts.push((0, receipt("SIGTERM", at, &d)));
-            }
-            if let Some((at, t)) = f.kill.take() {
-                let d = t.await;
-                f.receipts.push((1, receipt("SIGKILL", at, &d)));
-            }
-        }
+        let reason = deadlines.reason;
+        let finalization = deadlines.finish().await;
         let tail = self.decoder.finish();
         self.recorder.invalid_utf8(self.decoder.take_invalid());
         let end = exit.map_or_else(Instant::now, |(_, at)| at);
         if !tail.is_empty() {
             self.handle_text(&tail, end);
         }
-        // Events not yet dispatched are recorded as undeliverable.
-        let at = ms_between(end, self.launch);
-        if let Some(p) = pending_input.take() {
-            let mut e = p.event;
-            e.outcome = "target_exited".into();
-            e.data = "<not-dispatched>".into();
-            self.record_interaction(e);
-        }
-        if let Some(p) = pending_signal.take() {
-            let d = p.task.await;
-            let mut e = p.event;
-            if !matches!(d, Delivery::Signaled) {
-                e.outcome = "target_exited".into();
-            }
-            self.record_interaction(e);
-        }
-        for event in &s.events[next_event..] {
-            let record = self.undelivered(event, at);
-            self.record_interaction(record);
-        }
+        self.close_dispatch(dispatch, end).await;
         self.journal.push((end, Collection::Lifecycle, 0));
-
-        let finalization = finalizing.map(|mut f| {
-            f.receipts.sort_by_key(|(order, _)| *order);
-            FinalizationOutcome {
-                requested_ms: f.requested_ms,
-                elapsed_ms: f.elapsed_ms,
-                signals: f.receipts.into_iter().map(|(_, r)| r).collect(),
-            }
-        });
         RunOutcome { reason: reason.unwrap_or("exited"), exit, finalization, cancelled: None, exit_unobserved }
     }
 }
 
-fn ready<T>(poll: Poll<T>) -> Option<T> {
+pub(super) fn ready<T>(poll: Poll<T>) -> Option<T> {
     match poll {
         Poll::Ready(v) => Some(v),
         Poll::Pending => None,
     }
 }
 
-fn receipt(signal: &str, sent_at_ms: u64, d: &Delivery) -> SignalReceipt {
+pub(super) fn receipt(signal: &str, sent_at_ms: u64, d: &Delivery) -> SignalReceipt {
     SignalReceipt { signal: signal.into(), sent_at_ms, delivery: d.as_str().into(), reason: d.reason() }
 }

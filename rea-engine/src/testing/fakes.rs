@@ -18,9 +18,9 @@ use futures_lite::{AsyncRead, AsyncWrite};
 
 use crate::fs::{DirListing, FsError, FsMeta, FsProbe, ProbeFile};
 use crate::host::{
-    BoxFuture, CaptureSupport, Check, ExitStatus, Host, HostError, Interrupts, OwnedProcess, Ownership, OwnershipClaim,
-    OwnershipVerifier, Pid, ProcessIdentity, ProcessInspector, ProcessRow, ProcessTable, PtyBackend, PtyProcess,
-    SignalError, SpawnSpec, StartTime, TermSize,
+    BoxFuture, CaptureSupport, Check, Descendants, ExitStatus, Host, HostError, Interrupts, OwnedProcess, Ownership,
+    OwnershipClaim, OwnershipVerifier, Pid, ProcessIdentity, ProcessInspector, ProcessRow, ProcessTable, Proof,
+    PtyBackend, PtyProcess, SignalError, SpawnSpec, StartTime, TermSize,
 };
 use crate::scenario::SignalName;
 
@@ -66,6 +66,12 @@ struct World {
     input: Vec<u8>,
     resizes: Vec<TermSize>,
     spawned: Option<SpawnSpec>,
+    no_streams: bool,
+    reaps: usize,
+    descendants: Option<Descendants>,
+    generations: HashMap<u32, u64>,
+    reuse_after_verify: Vec<u32>,
+    proofs: HashMap<u32, Proof>,
 }
 
 /// A scripted host.
@@ -139,6 +145,52 @@ impl FakeWorld {
         self.with(|w| w.unreadable_rows.push((Pid(pid), reason.to_owned())));
     }
 
+    /// Fault injection: the launched process hands out no terminal stream,
+    /// so the engine fails right after the spawn.
+    pub fn fail_streams(&self) {
+        self.with(|w| w.no_streams = true);
+    }
+
+    /// How many times exited children were reaped.
+    pub fn reaps(&self) -> usize {
+        self.with(|w| w.reaps)
+    }
+
+    /// What the exact descendant check answers (default: it cannot).
+    /// `NoneAlive` is answered only once no live row remains.
+    pub fn set_descendants(&self, answer: Descendants) {
+        self.with(|w| w.descendants = Some(answer));
+    }
+
+    /// The proof verification reports for `pid` (default: token).
+    pub fn set_proof(&self, pid: u32, proof: Proof) {
+        self.with(|w| w.proofs.insert(pid, proof));
+    }
+
+    /// PID reuse between check and signal: right after `pid` is next
+    /// verified as owned, it exits and a foreign process takes its PID (the
+    /// handle already given out names the old process).
+    pub fn reuse_after_verify(&self, pid: u32) {
+        self.with(|w| w.reuse_after_verify.push(pid));
+    }
+
+    /// Adds a foreign process to the table: not a descendant, in another
+    /// session, without the run token.
+    pub fn add_foreign(&self, pid: u32) {
+        self.with(|w| {
+            w.extra_rows.push(ProcessRow {
+                pid: Pid(pid),
+                parent: Pid(1),
+                group: Pid(pid),
+                session: Pid(pid),
+                start: StartTime(9),
+                zombie: false,
+                command: format!("foreign {pid}"),
+            });
+            w.ownership.insert(pid, FakeOwnership::Foreign);
+        });
+    }
+
     /// Signals that reached a process, in order.
     pub fn delivered(&self) -> Vec<(u32, SignalName)> {
         self.with(|w| w.delivered.clone())
@@ -171,8 +223,13 @@ impl FakeWorld {
         })
     }
 
-    fn deliver(&self, pid: u32, signal: SignalName) -> Result<(), SignalError> {
+    fn deliver(&self, pid: u32, generation: u64, signal: SignalName) -> Result<(), SignalError> {
         self.with(|w| {
+            if w.generations.get(&pid).copied().unwrap_or(0) != generation {
+                // The handle names a process that is gone; the PID's new
+                // owner is not reached (a pidfd's guarantee).
+                return Err(SignalError::Gone);
+            }
             w.delivered.push((pid, signal));
             if pid == ROOT_PID {
                 let reaction = w.reactions.get(&signal).copied().unwrap_or(if signal == SignalName::SIGKILL {
@@ -191,8 +248,8 @@ impl FakeWorld {
             } else if signal == SignalName::SIGKILL {
                 w.extra_rows.retain(|r| r.pid.0 != pid);
             }
-        });
-        Ok(())
+            Ok(())
+        })
     }
 
     /// A [`Host`] over this world. Filesystem reads are unavailable (use
@@ -222,10 +279,14 @@ impl PtyBackend for FakeHost {
         true
     }
     fn spawn(&self, spec: &SpawnSpec) -> Result<Box<dyn PtyProcess>, HostError> {
-        self.0.with(|w| w.spawned = Some(spec.clone()));
-        Ok(Box::new(FakeProcess { world: self.0.clone(), handed: 0 }))
+        let no_streams = self.0.with(|w| {
+            w.spawned = Some(spec.clone());
+            w.no_streams
+        });
+        Ok(Box::new(FakeProcess { world: self.0.clone(), handed: if no_streams { 3 } else { 0 } }))
     }
     fn reap_adopted(&self) -> usize {
+        self.0.with(|w| w.reaps += 1);
         0
     }
 }
@@ -344,6 +405,8 @@ impl ProcessInspector for FakeHost {
 struct FakeOwned {
     world: FakeWorld,
     identity: ProcessIdentity,
+    generation: u64,
+    proof: Proof,
 }
 
 impl OwnedProcess for FakeOwned {
@@ -351,17 +414,37 @@ impl OwnedProcess for FakeOwned {
         self.identity
     }
     fn signal(&self, signal: SignalName) -> Result<(), SignalError> {
-        self.world.deliver(self.identity.pid.0, signal)
+        self.world.deliver(self.identity.pid.0, self.generation, signal)
+    }
+    fn proof(&self) -> Proof {
+        self.proof
     }
 }
 
 impl OwnershipVerifier for FakeHost {
     fn verify(&self, pid: Pid, expected: Option<StartTime>, _claim: &OwnershipClaim<'_>) -> Ownership {
         match self.0.ownership_of(pid.0) {
-            FakeOwnership::Owned => Ownership::Owned(Box::new(FakeOwned {
-                world: self.0.clone(),
-                identity: ProcessIdentity { pid, start: expected.unwrap_or(StartTime(1)) },
-            })),
+            FakeOwnership::Owned => {
+                let (generation, proof) = self.0.with(|w| {
+                    let generation = w.generations.get(&pid.0).copied().unwrap_or(0);
+                    if let Some(i) = w.reuse_after_verify.iter().position(|p| *p == pid.0) {
+                        w.reuse_after_verify.remove(i);
+                        *w.generations.entry(pid.0).or_default() += 1;
+                        w.ownership.insert(pid.0, FakeOwnership::Foreign);
+                        // The new process has a new start identity.
+                        for row in w.extra_rows.iter_mut().filter(|r| r.pid == pid) {
+                            row.start = StartTime(row.start.0 + 1000);
+                        }
+                    }
+                    (generation, w.proofs.get(&pid.0).copied().unwrap_or(Proof::Token))
+                });
+                Ownership::Owned(Box::new(FakeOwned {
+                    world: self.0.clone(),
+                    identity: ProcessIdentity { pid, start: expected.unwrap_or(StartTime(1)) },
+                    generation,
+                    proof,
+                }))
+            }
             FakeOwnership::Gone => Ownership::Gone,
             FakeOwnership::IdentityChanged => Ownership::IdentityChanged,
             FakeOwnership::Foreign => Ownership::Foreign,
@@ -370,6 +453,17 @@ impl OwnershipVerifier for FakeHost {
     }
     fn mechanism(&self) -> &'static str {
         "fake"
+    }
+    fn descendants(&self) -> Descendants {
+        let (answer, alive) = self.0.with(|w| {
+            let ours = |r: &&ProcessRow| !matches!(w.ownership.get(&r.pid.0), Some(FakeOwnership::Foreign));
+            (w.descendants, w.exit.is_none() || w.extra_rows.iter().any(|r| ours(&r)))
+        });
+        match answer {
+            Some(Descendants::NoneAlive) if alive => Descendants::SomeAlive,
+            Some(answer) => answer,
+            None => Descendants::Unknown,
+        }
     }
 }
 

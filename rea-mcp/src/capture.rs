@@ -1,0 +1,213 @@
+//! `capture_process_scenario`: validate, admit, capture on a blocking thread,
+//! record the Evidence in the session.
+
+use std::cell::RefCell;
+use std::sync::Arc;
+
+use futures_lite::StreamExt;
+use rea_engine::capture::progress::{ProgressLine, ProgressSink};
+use rea_engine::capture::{CaptureError, capture, prepare};
+use rea_engine::evidence::import_capture;
+use rea_engine::host::{HostError, Interrupts};
+use rea_engine::scenario::parse_scenario;
+use rea_engine::{ErrorDocument, UserError};
+use rmcp::model::{CallToolResult, ProgressNotificationParam, ProgressToken};
+use rmcp::{Peer, RoleServer};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use crate::errors::CleanupPendingError;
+use crate::reply;
+use crate::session::{Session, Stored, evidence_uri};
+
+/// The tool's name.
+pub(crate) const TOOL: &str = "capture_process_scenario";
+
+/// What an MCP client cancellation reports as the interrupt.
+const CLIENT_CANCELLED: &str = "the MCP client (notifications/cancelled)";
+/// What session end reports as the interrupt.
+const SESSION_ENDED: &str = "the end of the MCP session";
+
+/// Where progress goes when the client sent a progress token.
+pub(crate) struct ProgressTarget {
+    pub(crate) peer: Peer<RoleServer>,
+    pub(crate) token: ProgressToken,
+}
+
+/// Sends each progress line as `notifications/progress`: `progress =
+/// completed`, `message = "<phase>: <message>"`, no total (rea invents none).
+/// Lines go through a channel to one forwarding task, in order; the engine's
+/// progress thread never waits for the client.
+struct McpProgress {
+    token: ProgressToken,
+    lines: tokio::sync::mpsc::UnboundedSender<ProgressNotificationParam>,
+}
+
+impl McpProgress {
+    /// Starts the forwarding task on the current runtime.
+    fn start(target: ProgressTarget) -> McpProgress {
+        let (lines, mut rx) = tokio::sync::mpsc::unbounded_channel::<ProgressNotificationParam>();
+        let peer = target.peer;
+        tokio::spawn(async move {
+            while let Some(param) = rx.recv().await {
+                // A client gone away is not the capture's problem.
+                if peer.notify_progress(param).await.is_err() {
+                    break;
+                }
+            }
+        });
+        McpProgress { token: target.token, lines }
+    }
+}
+
+impl ProgressSink for McpProgress {
+    fn write(&self, line: &ProgressLine) {
+        let phase = serde_json::to_value(line.phase).ok().and_then(|v| v.as_str().map(str::to_owned));
+        let message = format!("{}: {}", phase.unwrap_or_default(), line.message);
+        let param = ProgressNotificationParam::new(self.token.clone(), line.completed as f64).with_message(message);
+        let _ = self.lines.send(param);
+    }
+}
+
+/// Runs the tool. `cancel` is the request's cancellation token.
+pub(crate) async fn run(
+    session: Arc<Session>,
+    arguments: Value,
+    progress: Option<ProgressTarget>,
+    cancel: CancellationToken,
+) -> CallToolResult {
+    // Nothing is launched for an invalid scenario.
+    let scenario = match parse_scenario(arguments) {
+        Ok(s) => s,
+        Err(e) => return reply::error(&e),
+    };
+    let sink: Arc<dyn ProgressSink> = match progress {
+        Some(target) => Arc::new(McpProgress::start(target)),
+        None => Arc::new(rea_engine::capture::progress::NullProgress),
+    };
+    let task = tokio::task::spawn_blocking(move || {
+        let interrupts = interrupt_sources(&session, cancel);
+        captured(&session, scenario, sink, interrupts)
+    });
+    match task.await {
+        Ok(result) => result,
+        Err(e) => reply::error(&Internal(format!("the capture thread ended abnormally: {e}"))),
+    }
+}
+
+/// The capture, on a blocking thread.
+pub(crate) fn captured(
+    session: &Session,
+    scenario: rea_engine::scenario::Scenario,
+    sink: Arc<dyn ProgressSink>,
+    interrupts: Result<Interrupts, HostError>,
+) -> CallToolResult {
+    let invocation_dir = match std::env::current_dir() {
+        Ok(d) => d,
+        Err(e) => return reply::error(&Internal(format!("the server's current directory cannot be read: {e}"))),
+    };
+    let request = match prepare(&session.host, scenario, &invocation_dir, std::env::vars_os().collect(), session.build)
+    {
+        Ok(r) => r,
+        Err(e) => return reply::error(&e),
+    };
+    let pending = session.admit();
+    if !pending.is_empty() {
+        return reply::error(&CleanupPendingError { pending });
+    }
+    PREPARED.with(|p| *p.borrow_mut() = Some(interrupts));
+    let host = rea_engine::Host { interrupts: take_prepared, ..session.host.clone() };
+    let outcome = capture(&host, request, sink);
+    PREPARED.with(|p| p.borrow_mut().take());
+    match outcome {
+        Ok(evidence) => record(session, evidence),
+        Err(e @ CaptureError::CleanupIncomplete { .. }) => {
+            let doc = ErrorDocument::from_error(&e);
+            session.keep_pending(e);
+            reply::error_document(&doc)
+        }
+        Err(e) => reply::error(&e),
+    }
+}
+
+/// Records a capture and answers with its compact form. The record is read
+/// back through the importer first: every capture rea writes, rea reads.
+fn record(session: &Session, evidence: rea_engine::evidence::Evidence) -> CallToolResult {
+    let document = match serde_json::to_value(&evidence) {
+        Ok(v) => v,
+        Err(e) => return reply::error(&Internal(format!("the capture could not be serialized: {e}"))),
+    };
+    let id = evidence.evidence_id.clone();
+    let imported = match import_capture(&evidence_uri(&id), document.clone()) {
+        Ok(i) => i,
+        Err(e) => return reply::error(&e),
+    };
+    let text: Arc<str> = serde_json::to_string_pretty(&document).unwrap_or_default().into();
+    let stored = session.record(
+        id.clone(),
+        Stored {
+            operation: evidence.operation,
+            predicate: evidence.predicate_type,
+            text,
+            document: Arc::new(document),
+            capture: Some(Arc::new(imported)),
+        },
+    );
+    reply::evidence(&id, &stored.document["normalized_result"])
+}
+
+thread_local! {
+    /// The interrupt source prepared for the capture running on this thread.
+    static PREPARED: RefCell<Option<Result<Interrupts, HostError>>> = const { RefCell::new(None) };
+}
+
+/// `Host::interrupts` for MCP captures: hands the engine the source prepared
+/// on this thread (the engine asks on the thread that runs the capture).
+fn take_prepared() -> Result<Interrupts, HostError> {
+    PREPARED.with(|p| p.borrow_mut().take()).unwrap_or_else(|| {
+        Err(HostError::Io {
+            op: "start listening for cancellation",
+            source: std::io::Error::other("no interrupt source was prepared on the capture thread"),
+        })
+    })
+}
+
+/// The capture's interrupts: the host's signals (SIGINT, SIGTERM, SIGHUP, as
+/// in the CLI), the client's cancellation of this request, and session end,
+/// all through the engine's one cancellation and cleanup path.
+fn interrupt_sources(session: &Session, cancel: CancellationToken) -> Result<Interrupts, HostError> {
+    let mut signals = (session.host.interrupts)()?;
+    let ended = session.ended().clone();
+    let mcp = futures_lite::stream::once_future(async move {
+        futures_lite::future::or(
+            async move {
+                cancel.cancelled().await;
+                CLIENT_CANCELLED
+            },
+            async move {
+                ended.cancelled().await;
+                SESSION_ENDED
+            },
+        )
+        .await
+    });
+    let signals = futures_lite::stream::poll_fn(move |cx| signals.poll_next(cx));
+    Ok(Interrupts::new(mcp.or(signals)))
+}
+
+/// An unexpected failure inside the server.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub(crate) struct Internal(pub(crate) String);
+
+impl UserError for Internal {
+    fn category(&self) -> rea_engine::Category {
+        rea_engine::Category::ExecutionFailure
+    }
+    fn code(&self) -> &'static str {
+        "internal_error"
+    }
+    fn remediation(&self) -> String {
+        "Run `rea doctor`, then try again; report the message if it persists.".into()
+    }
+}

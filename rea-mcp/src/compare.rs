@@ -1,0 +1,248 @@
+//! `compare_process_captures`: compare two captures, each named by a session
+//! Evidence id or by a capture file path, optionally under a trace
+//! specification; record the comparison Evidence in the session.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use rea_engine::UserError;
+use rea_engine::compare::{Side, TraceSpec, TraceSpecError, compare, parse_trace_spec};
+use rea_engine::evidence::{CAPTURE_OPERATION, CAPTURE_PREDICATE, CaptureRecord, Evidence, import_capture};
+use rea_engine::input::read_json_file;
+use rea_engine::scenario::Issue;
+use rmcp::model::CallToolResult;
+use serde_json::{Map, Value};
+
+use crate::errors::{ArgumentsError, EvidenceReferenceError, ReferenceProblem};
+use crate::reply;
+use crate::session::{Session, Stored};
+
+/// The tool's name.
+pub(crate) const TOOL: &str = "compare_process_captures";
+
+/// The arguments the tool accepts.
+const FIELDS: [&str; 5] =
+    ["left_evidence_id", "right_evidence_id", "left_capture_path", "right_capture_path", "trace_spec"];
+
+/// The tool's input schema.
+pub(crate) fn input_schema() -> Value {
+    serde_json::json!({
+        "type": "object",
+        "additionalProperties": false,
+        "properties": {
+            "left_evidence_id": { "type": "string", "minLength": 1, "description": "evidence_id of a capture recorded in this session (authority side)." },
+            "right_evidence_id": { "type": "string", "minLength": 1, "description": "evidence_id of a capture recorded in this session (reconstruction side)." },
+            "left_capture_path": { "type": "string", "minLength": 1, "description": "Path of a capture Evidence file (authority side), instead of left_evidence_id; relative to the server's working directory." },
+            "right_capture_path": { "type": "string", "minLength": 1, "description": "Path of a capture Evidence file (reconstruction side), instead of right_evidence_id." },
+            "trace_spec": { "type": "object", "description": "Optional trace specification (docs/formats.md, \"Trace specifications\")." }
+        },
+        "allOf": [
+            { "oneOf": [
+                { "required": ["left_evidence_id"], "not": { "required": ["left_capture_path"] } },
+                { "required": ["left_capture_path"], "not": { "required": ["left_evidence_id"] } }
+            ] },
+            { "oneOf": [
+                { "required": ["right_evidence_id"], "not": { "required": ["right_capture_path"] } },
+                { "required": ["right_capture_path"], "not": { "required": ["right_evidence_id"] } }
+            ] }
+        ]
+    })
+}
+
+/// Where one side comes from.
+enum Source {
+    Id(String),
+    File(String),
+}
+
+/// Validated arguments.
+struct Arguments {
+    left: Source,
+    right: Source,
+    trace: Option<Value>,
+}
+
+fn rule(path: &str, rule: impl Into<String>) -> Issue {
+    Issue { path: path.to_owned(), rule: rule.into() }
+}
+
+/// One side: exactly one of `<side>_evidence_id` and `<side>_capture_path`,
+/// a non-empty string.
+fn side(args: &Map<String, Value>, side: &str, issues: &mut Vec<Issue>) -> Option<Source> {
+    let (id_key, path_key) = (format!("{side}_evidence_id"), format!("{side}_capture_path"));
+    let text = |key: &str, issues: &mut Vec<Issue>| match args.get(key) {
+        None => None,
+        Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),
+        Some(_) => {
+            issues.push(rule(key, "must be a non-empty string"));
+            None
+        }
+    };
+    match (text(&id_key, issues), text(&path_key, issues)) {
+        (Some(id), None) => Some(Source::Id(id)),
+        (None, Some(path)) => Some(Source::File(path)),
+        (Some(_), Some(_)) => {
+            issues.push(rule(&path_key, format!("give either {id_key} or {path_key}, not both")));
+            None
+        }
+        (None, None) => {
+            if !args.contains_key(&id_key) && !args.contains_key(&path_key) {
+                issues.push(rule(&id_key, format!("is required (or give {path_key} to compare a capture file)")));
+            }
+            None
+        }
+    }
+}
+
+fn parse_arguments(arguments: Value) -> Result<Arguments, ArgumentsError> {
+    let fail = |issues| ArgumentsError { tool: TOOL, issues };
+    let Value::Object(args) = arguments else {
+        return Err(fail(vec![rule("", "must be an object")]));
+    };
+    let mut issues: Vec<Issue> = args
+        .keys()
+        .filter(|k| !FIELDS.contains(&k.as_str()))
+        .map(|k| {
+            rule(&rea_engine::path::join_key("", k), format!("is not an argument; allowed: {}", FIELDS.join(", ")))
+        })
+        .collect();
+    let left = side(&args, "left", &mut issues);
+    let right = side(&args, "right", &mut issues);
+    let trace = match args.get("trace_spec") {
+        None | Some(Value::Object(_)) => args.get("trace_spec").cloned(),
+        Some(_) => {
+            issues.push(rule("trace_spec", "must be an object (a trace specification)"));
+            None
+        }
+    };
+    match (left, right) {
+        (Some(left), Some(right)) if issues.is_empty() => Ok(Arguments { left, right, trace }),
+        _ => Err(fail(issues)),
+    }
+}
+
+/// A trace specification given inline: its issue paths are prefixed with
+/// `trace_spec`, so they name the argument.
+fn trace_spec(value: Value) -> Result<TraceSpec, TraceSpecError> {
+    parse_trace_spec(value).map_err(|mut e| {
+        for issue in &mut e.issues {
+            issue.path = match issue.path.as_str() {
+                "" => "trace_spec".to_owned(),
+                p if p.starts_with('[') => format!("trace_spec{p}"),
+                p => format!("trace_spec.{p}"),
+            };
+        }
+        e
+    })
+}
+
+type Loaded = Arc<(Evidence, CaptureRecord)>;
+
+fn load(session: &Session, source: &Source, field: &'static str) -> Result<Loaded, Box<dyn UserError + Send>> {
+    match source {
+        Source::Id(id) => by_id(session, id, field).map_err(|e| Box::new(e) as Box<dyn UserError + Send>),
+        Source::File(path) => {
+            let path = Path::new(path);
+            let value = read_json_file("capture", path).map_err(|e| Box::new(e) as Box<dyn UserError + Send>)?;
+            let imported = import_capture(&path.display().to_string(), value)
+                .map_err(|e| Box::new(e) as Box<dyn UserError + Send>)?;
+            Ok(Arc::new(imported))
+        }
+    }
+}
+
+fn by_id(session: &Session, id: &str, field: &'static str) -> Result<Loaded, EvidenceReferenceError> {
+    let refuse =
+        |problem, found: &str| EvidenceReferenceError { field, id: id.to_owned(), problem, found: found.into() };
+    let stored = session.get(id).ok_or_else(|| refuse(ReferenceProblem::Missing, ""))?;
+    if stored.operation != CAPTURE_OPERATION {
+        return Err(refuse(ReferenceProblem::WrongOperation, &stored.operation));
+    }
+    match &stored.capture {
+        Some(capture) if stored.predicate == CAPTURE_PREDICATE => Ok(Arc::clone(capture)),
+        _ => Err(refuse(ReferenceProblem::WrongPredicate, &stored.predicate)),
+    }
+}
+
+/// Runs the tool (blocking: files are read; call from a blocking thread).
+pub(crate) fn run(session: &Session, arguments: Value) -> CallToolResult {
+    let args = match parse_arguments(arguments) {
+        Ok(a) => a,
+        Err(e) => return reply::error(&e),
+    };
+    let trace = match args.trace.map(trace_spec).transpose() {
+        Ok(t) => t,
+        Err(e) => return reply::error(&e),
+    };
+    let left_field = if matches!(args.left, Source::Id(_)) { "left_evidence_id" } else { "left_capture_path" };
+    let right_field = if matches!(args.right, Source::Id(_)) { "right_evidence_id" } else { "right_capture_path" };
+    let (left, right) = match (load(session, &args.left, left_field), load(session, &args.right, right_field)) {
+        (Ok(l), Ok(r)) => (l, r),
+        (Err(e), _) | (_, Err(e)) => return reply::error(e.as_ref()),
+    };
+    let sides = (Side { evidence: &left.0, record: &left.1 }, Side { evidence: &right.0, record: &right.1 });
+    let evidence = match compare(sides.0, sides.1, trace.as_ref()) {
+        Ok(e) => e,
+        Err(e) => return reply::error(&e),
+    };
+    let document = match serde_json::to_value(&evidence) {
+        Ok(v) => v,
+        Err(e) => {
+            return reply::error(&crate::capture::Internal(format!("the comparison could not be serialized: {e}")));
+        }
+    };
+    let id = evidence.evidence_id.clone();
+    let text: Arc<str> = serde_json::to_string_pretty(&document).unwrap_or_default().into();
+    let stored = session.record(
+        id.clone(),
+        Stored {
+            operation: evidence.operation,
+            predicate: evidence.predicate_type,
+            text,
+            document: Arc::new(document),
+            capture: None,
+        },
+    );
+    reply::evidence(&id, &stored.document["normalized_result"])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn issues(args: Value) -> Vec<(String, String)> {
+        match parse_arguments(args) {
+            Ok(_) => Vec::new(),
+            Err(e) => e.issues.into_iter().map(|i| (i.path, i.rule)).collect(),
+        }
+    }
+
+    #[test]
+    fn each_side_needs_exactly_one_source() {
+        assert!(issues(json!({"left_evidence_id": "ev_a", "right_capture_path": "b.json"})).is_empty());
+        let found =
+            issues(json!({"right_evidence_id": "ev_b", "left_evidence_id": "ev_a", "left_capture_path": "a.json"}));
+        assert_eq!(
+            found,
+            vec![("left_capture_path".into(), "give either left_evidence_id or left_capture_path, not both".into())]
+        );
+        let found = issues(json!({"left_evidence_id": "ev_a"}));
+        assert_eq!(found[0].0, "right_evidence_id");
+        assert!(found[0].1.starts_with("is required"), "{found:?}");
+    }
+
+    #[test]
+    fn unknown_and_mistyped_arguments_name_their_path() {
+        let found = issues(json!({"left_evidence_id": 3, "right_evidence_id": "ev_b", "max_age": 1, "trace_spec": []}));
+        let paths: Vec<&str> = found.iter().map(|(p, _)| p.as_str()).collect();
+        assert_eq!(paths, ["max_age", "left_evidence_id", "trace_spec"]);
+        assert_eq!(found[1].1, "must be a non-empty string");
+    }
+
+    #[test]
+    fn trace_issues_are_prefixed_with_the_argument() {
+        let err = trace_spec(json!({"events": 1})).expect_err("invalid trace spec");
+        assert!(err.issues.iter().all(|i| i.path.starts_with("trace_spec")), "{:?}", err.issues);
+    }
+}

@@ -1,0 +1,116 @@
+//! Errors only the MCP surface raises. Each projects to the same error
+//! document the CLI prints (`rea_engine::ErrorDocument`).
+
+use rea_engine::scenario::Issue;
+use rea_engine::{Category, UserError};
+use serde_json::{Value, json};
+
+/// Tool arguments that break one or more rules (the scenario has its own
+/// error, `invalid_scenario`, from the engine).
+#[derive(Debug, thiserror::Error)]
+#[error("{}", rea_engine::path::render_issues(&format!("{} arguments", .tool), None, .issues))]
+pub(crate) struct ArgumentsError {
+    /// The tool called.
+    pub(crate) tool: &'static str,
+    /// Every broken rule, with the argument's path.
+    pub(crate) issues: Vec<Issue>,
+}
+
+impl UserError for ArgumentsError {
+    fn category(&self) -> Category {
+        Category::InvalidInput
+    }
+    fn code(&self) -> &'static str {
+        "invalid_arguments"
+    }
+    fn remediation(&self) -> String {
+        "Correct each listed argument as its rule says, then call the tool again. Nothing was run.".into()
+    }
+    fn details(&self) -> Option<Value> {
+        Some(json!({ "tool": self.tool, "issues": self.issues }))
+    }
+}
+
+/// Why an Evidence id cannot be used as a capture.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ReferenceProblem {
+    /// No Evidence with that id was recorded in this session.
+    Missing,
+    /// The Evidence is not from `capture_process_scenario`.
+    WrongOperation,
+    /// The Evidence is not a current process capture.
+    WrongPredicate,
+}
+
+impl ReferenceProblem {
+    fn as_str(self) -> &'static str {
+        match self {
+            ReferenceProblem::Missing => "missing",
+            ReferenceProblem::WrongOperation => "wrong_operation",
+            ReferenceProblem::WrongPredicate => "wrong_predicate",
+        }
+    }
+}
+
+/// An Evidence id argument that does not name a usable session capture.
+#[derive(Debug, thiserror::Error)]
+#[error("{field} {id:?} {}", match .problem {
+    ReferenceProblem::Missing => "names no Evidence recorded in this MCP session".to_owned(),
+    ReferenceProblem::WrongOperation => format!("names Evidence of operation {:?}, not a capture_process_scenario capture", .found),
+    ReferenceProblem::WrongPredicate => format!("names Evidence with predicate {:?}, not {}", .found, rea_engine::evidence::CAPTURE_PREDICATE),
+})]
+pub(crate) struct EvidenceReferenceError {
+    /// The argument, e.g. `left_evidence_id`.
+    pub(crate) field: &'static str,
+    /// The id given.
+    pub(crate) id: String,
+    /// What is wrong.
+    pub(crate) problem: ReferenceProblem,
+    /// The operation or predicate found (empty when missing).
+    pub(crate) found: String,
+}
+
+impl UserError for EvidenceReferenceError {
+    fn category(&self) -> Category {
+        Category::InvalidInput
+    }
+    fn code(&self) -> &'static str {
+        "evidence_reference"
+    }
+    fn remediation(&self) -> String {
+        match self.problem {
+            ReferenceProblem::Missing => "Pass an evidence_id returned by capture_process_scenario in this session (resources/list shows them), or compare capture files with left_capture_path/right_capture_path.".into(),
+            ReferenceProblem::WrongOperation | ReferenceProblem::WrongPredicate => "Pass the evidence_id of a capture (not of a comparison) made by this version of rea.".into(),
+        }
+    }
+    fn details(&self) -> Option<Value> {
+        Some(json!({ "field": self.field, "evidence_id": self.id, "reason": self.problem.as_str() }))
+    }
+}
+
+/// A capture refused because an earlier cleanup in this session is still
+/// pending after its retry.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "capture refused: the owned-process cleanup of {} earlier capture(s) in this MCP session is still incomplete after a retry, so nothing new was launched",
+    .pending.len()
+)]
+pub(crate) struct CleanupPendingError {
+    /// Details (cleanup report and latest retry) of each pending cleanup.
+    pub(crate) pending: Vec<Value>,
+}
+
+impl UserError for CleanupPendingError {
+    fn category(&self) -> Category {
+        Category::ExecutionFailure
+    }
+    fn code(&self) -> &'static str {
+        "cleanup_incomplete"
+    }
+    fn remediation(&self) -> String {
+        "Inspect the processes listed in details.pending (they were left untouched because their ownership could not be proven), stop them if they are yours, then call the tool again; every call retries the pending cleanup first.".into()
+    }
+    fn details(&self) -> Option<Value> {
+        Some(json!({ "operation": "process_capture", "pending": self.pending }))
+    }
+}

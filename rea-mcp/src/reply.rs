@@ -1,0 +1,59 @@
+//! Tool results: the compact success form and the error form.
+
+use rea_engine::{ErrorDocument, UserError};
+use rmcp::model::CallToolResult;
+use serde_json::{Value, json};
+
+use crate::session::evidence_uri;
+
+/// The hint that accompanies every compact result.
+pub(crate) const READ_HINT: &str = "Full detail is available through MCP resources/read. Copy the opaque URI exactly. In Codex, call read_mcp_resource.";
+
+/// Description of an Evidence resource (link and listing).
+pub(crate) const RESOURCE_DESCRIPTION: &str = "Session-owned Evidence v2 record";
+
+fn from_json(value: Value) -> CallToolResult {
+    // The shape below is the MCP CallToolResult; the SDK type is
+    // non-exhaustive, so it is built from its wire form.
+    serde_json::from_value(value).unwrap_or_else(|e| {
+        CallToolResult::error(vec![rmcp::model::ContentBlock::text(format!("rea mcp could not build its reply: {e}"))])
+    })
+}
+
+/// `structuredContent = {result, evidence_id, evidence_uri}`, the same as
+/// JSON text, the read hint, and a resource link to the full record.
+pub(crate) fn evidence(id: &str, normalized_result: &Value) -> CallToolResult {
+    let uri = evidence_uri(id);
+    let compact = json!({ "result": normalized_result, "evidence_id": id, "evidence_uri": uri });
+    from_json(json!({
+        "content": [
+            { "type": "text", "text": compact.to_string() },
+            { "type": "text", "text": READ_HINT },
+            {
+                "type": "resource_link",
+                "uri": uri,
+                "name": id,
+                "description": RESOURCE_DESCRIPTION,
+                "mimeType": "application/json",
+            },
+        ],
+        "structuredContent": compact,
+        "isError": false,
+    }))
+}
+
+/// `isError: true` with the CLI's error document as structured content and
+/// as JSON text.
+pub(crate) fn error(err: &dyn UserError) -> CallToolResult {
+    error_document(&ErrorDocument::from_error(err))
+}
+
+/// The error form of an already projected document.
+pub(crate) fn error_document(doc: &ErrorDocument) -> CallToolResult {
+    let doc = serde_json::to_value(doc).unwrap_or(Value::Null);
+    from_json(json!({
+        "content": [{ "type": "text", "text": doc.to_string() }],
+        "structuredContent": doc,
+        "isError": true,
+    }))
+}

@@ -1,0 +1,189 @@
+//! The MCP handler: tool and resource listings, tool calls, resource reads.
+
+use std::sync::Arc;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ServerConfig,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+use crate::session::{EVIDENCE_URI_PREFIX, Session, evidence_uri};
+use crate::{capture, compare, reply};
+
+/// Serves the session on stdin/stdout until the client ends it.
+pub(crate) async fn run(session: Arc<Session>) -> Result<(), String> {
+    let (stdin, stdout) = rmcp::transport::stdio();
+    let stdin = EndOnEof { inner: stdin, ended: session.ended().clone() };
+    let service = Handler { session }
+        .serve((stdin, stdout))
+        .await
+        .map_err(|e| format!("the MCP session could not start: {e}"))?;
+    service.waiting().await.map(|_| ()).map_err(|e| format!("the MCP session ended abnormally: {e}"))
+}
+
+/// Stdin that ends the session as soon as the client closes it, so running
+/// captures are cancelled at once rather than after the SDK's drain delay.
+struct EndOnEof<R> {
+    inner: R,
+    ended: tokio_util::sync::CancellationToken,
+}
+
+impl<R: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for EndOnEof<R> {
+    fn poll_read(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        let before = buf.filled().len();
+        let polled = std::pin::Pin::new(&mut self.inner).poll_read(cx, buf);
+        if matches!(polled, std::task::Poll::Ready(Ok(()))) && buf.filled().len() == before && buf.remaining() > 0 {
+            self.ended.cancel();
+        }
+        polled
+    }
+}
+
+/// The server handler.
+struct Handler {
+    session: Arc<Session>,
+}
+
+/// Builds an SDK type from its MCP wire form (the SDK's types are
+/// non-exhaustive; the wire form is the stable contract).
+fn wire<T: DeserializeOwned>(value: Value) -> Result<T, ErrorData> {
+    serde_json::from_value(value)
+        .map_err(|e| ErrorData::internal_error(format!("rea mcp built an invalid reply: {e}"), None))
+}
+
+const INSTRUCTIONS: &str = "rea runs one command under a pseudo-terminal exactly as a scenario says and records bounded Evidence of what happened; it compares two such captures. capture_process_scenario takes the scenario object (schema: docs/scenario.schema.json) and returns a compact result with an evidence_uri; read the full record with resources/read. compare_process_captures compares two captures by evidence_id (this session) or by capture file path.";
+
+/// The two tools, with their annotations. Capture launches a process with
+/// the user's permissions and writes files; compare only reads.
+pub(crate) fn tools() -> Value {
+    json!([
+        {
+            "name": capture::TOOL,
+            "title": "Capture a process scenario",
+            "description": "Run the scenario's command under a pseudo-terminal (with your permissions), record capture Evidence in this session, and return {result, evidence_id, evidence_uri}. The input is exactly the scenario object of `rea capture-process`. Progress notifications are sent when the request has a progress token; cancelling the request kills the command and verifies cleanup.",
+            "inputSchema": rea_engine::scenario::json_schema(),
+            "annotations": {
+                "title": "Capture a process scenario",
+                "readOnlyHint": false,
+                "destructiveHint": true,
+                "idempotentHint": false,
+                "openWorldHint": true
+            },
+            "_meta": { "rea/effects": ["launches_process", "writes_filesystem", "accesses_network", "mutates_session"] }
+        },
+        {
+            "name": compare::TOOL,
+            "title": "Compare two process captures",
+            "description": "Compare two captures, each named by an evidence_id recorded in this session or by a capture Evidence file path, optionally under a trace specification; record the comparison Evidence and return {result, evidence_id, evidence_uri}. Only reads.",
+            "inputSchema": compare::input_schema(),
+            "annotations": {
+                "title": "Compare two process captures",
+                "readOnlyHint": true,
+                "destructiveHint": false,
+                "idempotentHint": true,
+                "openWorldHint": false
+            },
+            "_meta": { "rea/effects": ["reads_filesystem", "mutates_session"] }
+        }
+    ])
+}
+
+impl ServerHandler for Handler {
+    fn get_info(&self) -> ServerConfig {
+        let mut info = ServerConfig::new(wire(json!({ "tools": {}, "resources": {} })).unwrap_or_default());
+        info.server_info =
+            wire(json!({ "name": "rea", "title": "rea process capture", "version": self.session.build.version }))
+                .unwrap_or(info.server_info);
+        info.instructions = Some(INSTRUCTIONS.to_owned());
+        info
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        wire(json!({ "tools": tools() }))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let arguments = Value::Object(request.arguments.unwrap_or_default());
+        let session = Arc::clone(&self.session);
+        let result = match request.name.as_ref() {
+            capture::TOOL => {
+                let token = context
+                    .meta
+                    .get_progress_token()
+                    .or_else(|| request.meta.as_ref().and_then(|m| m.get_progress_token()));
+                let progress = token.map(|token| capture::ProgressTarget { peer: context.peer.clone(), token });
+                capture::run(session, arguments, progress, context.ct.clone()).await
+            }
+            compare::TOOL => match tokio::task::spawn_blocking(move || compare::run(&session, arguments)).await {
+                Ok(result) => result,
+                Err(e) => reply::error(&capture::Internal(format!("the comparison thread ended abnormally: {e}"))),
+            },
+            other => {
+                return Err(ErrorData::invalid_params(
+                    format!("unknown tool {other:?}; this server has {} and {}", capture::TOOL, compare::TOOL),
+                    None,
+                ));
+            }
+        };
+        Ok(result.into())
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let resources: Vec<Value> = self
+            .session
+            .list()
+            .into_iter()
+            .map(|(id, operation)| {
+                json!({
+                    "uri": evidence_uri(&id),
+                    "name": id,
+                    "title": format!("{operation} Evidence {id}"),
+                    "description": reply::RESOURCE_DESCRIPTION,
+                    "mimeType": "application/json",
+                })
+            })
+            .collect();
+        wire(json!({ "resources": resources }))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let stored = request.uri.strip_prefix(EVIDENCE_URI_PREFIX).and_then(|id| self.session.get(id));
+        let Some(stored) = stored else {
+            return Err(ErrorData::resource_not_found(
+                format!(
+                    "{} names no Evidence of this MCP session; copy an evidence_uri returned by a tool, or call resources/list",
+                    request.uri
+                ),
+                Some(json!({ "uri": request.uri })),
+            ));
+        };
+        let result: ReadResourceResult = wire(json!({
+            "contents": [{ "uri": request.uri, "mimeType": "application/json", "text": &*stored.text }]
+        }))?;
+        Ok(result.into())
+    }
+}

@@ -1,0 +1,31 @@
+//! Output of the text commands (`show`, `export-asciicast`, `completions`):
+//! their product goes to stdout, and an error goes to stderr as the error
+//! document (TOON), so a redirected `.cast` or view file never holds one.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use rea_engine::UserError;
+
+use crate::exit;
+use crate::output::{Format, render};
+
+/// Writes `text` to stdout; a closed pipe is not an error.
+pub(crate) fn write_stdout(text: &[u8]) -> ExitCode {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text).and_then(|()| out.flush()) {
+        Ok(()) => ExitCode::from(exit::SUCCESS),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::from(exit::SUCCESS),
+        Err(e) => {
+            eprintln!("rea: could not write to stdout: {e}");
+            ExitCode::from(exit::OUTPUT_FAILED)
+        }
+    }
+}
+
+/// Prints the error document for `err` on stderr; exit status 1.
+pub(crate) fn fail(err: &dyn UserError) -> ExitCode {
+    let outcome = crate::errors::failure(err);
+    let _ = std::io::stderr().lock().write_all(render(&outcome.document, Format::Toon).as_bytes());
+    ExitCode::from(exit::FAILURE)
+}

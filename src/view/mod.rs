@@ -1,0 +1,287 @@
+//! `rea show`: a human view of a capture or a comparison.
+//!
+//! The view reads the document as written (through [`fields`]), so it shows
+//! whatever a record holds and says "absent" for what it does not, and it
+//! never changes the document. Layout: a header of key/value lines, then
+//! sections under a heading.
+
+mod capture;
+mod comparison;
+pub(crate) mod fields;
+
+use std::fmt::Write;
+
+use crate::document::{Encoding, Identity, Kind, Loaded};
+
+/// ANSI styling, or none.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Style {
+    colour: bool,
+}
+
+/// What a word means, for its colour.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Tone {
+    Good,
+    Bad,
+    Doubt,
+    Quiet,
+    Strong,
+}
+
+impl Style {
+    pub(crate) fn new(colour: bool) -> Style {
+        Style { colour }
+    }
+
+    /// `text` in the colour of `tone`.
+    pub(crate) fn paint(self, tone: Tone, text: &str) -> String {
+        if !self.colour {
+            return text.to_owned();
+        }
+        let code = match tone {
+            Tone::Good => "32",
+            Tone::Bad => "31",
+            Tone::Doubt => "33",
+            Tone::Quiet => "2",
+            Tone::Strong => "1",
+        };
+        format!("\u{1b}[{code}m{text}\u{1b}[0m")
+    }
+
+    /// The tone of a status word from the record's vocabularies.
+    pub(crate) fn status(self, status: &str) -> String {
+        let tone = match status {
+            "unchanged" | "equivalent" | "quiesced" | "verified" | "cleaned" | "removed" | "not_required"
+            | "exited" => Tone::Good,
+            "changed" | "added" | "different" | "nonconforming" | "failed" => Tone::Bad,
+            _ => Tone::Doubt,
+        };
+        self.paint(tone, status)
+    }
+}
+
+/// A view under construction.
+pub(crate) struct Page {
+    text: String,
+    style: Style,
+}
+
+impl Page {
+    fn new(style: Style) -> Page {
+        Page { text: String::new(), style }
+    }
+
+    /// A section heading, after a blank line.
+    pub(crate) fn heading(&mut self, title: &str) {
+        let title = self.style.paint(Tone::Strong, title);
+        let _ = write!(self.text, "\n{title}\n");
+    }
+
+    /// A `key  value` line of a header, keys aligned.
+    pub(crate) fn field(&mut self, key: &str, value: &str) {
+        let _ = writeln!(self.text, "{key:<11}{value}");
+    }
+
+    /// A line as given.
+    pub(crate) fn line(&mut self, text: &str) {
+        self.text.push_str(text);
+        self.text.push('\n');
+    }
+
+    pub(crate) fn style(&self) -> Style {
+        self.style
+    }
+
+    /// Rows of cells with aligned columns, indented by two spaces.
+    pub(crate) fn table(&mut self, header: &[&str], rows: &[Vec<String>]) {
+        let mut widths: Vec<usize> = header.iter().map(|h| visible_width(h)).collect();
+        for row in rows {
+            for (w, cell) in widths.iter_mut().zip(row) {
+                *w = (*w).max(visible_width(cell));
+            }
+        }
+        let format_row = |cells: &mut dyn Iterator<Item = &str>| {
+            let mut line = String::from(" ");
+            for (cell, width) in cells.zip(&widths) {
+                line.push(' ');
+                line.push_str(cell);
+                line.extend(std::iter::repeat_n(' ', width - visible_width(cell)));
+            }
+            line.trim_end().to_owned()
+        };
+        let head = format_row(&mut header.iter().copied());
+        let head = self.style.paint(Tone::Quiet, &head);
+        self.line(&head);
+        for row in rows {
+            let line = format_row(&mut row.iter().map(String::as_str));
+            self.line(&line);
+        }
+    }
+}
+
+/// Characters of `text` a terminal shows: SGR sequences (`ESC [ ... m`) take no room.
+fn visible_width(text: &str) -> usize {
+    let mut width = 0;
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            chars.by_ref().find(|c| *c == 'm');
+        } else {
+            width += 1;
+        }
+    }
+    width
+}
+
+/// The whole view of a loaded document.
+pub(crate) fn render(loaded: &Loaded, style: Style) -> String {
+    let mut page = Page::new(style);
+    let what = match loaded.kind {
+        Kind::Capture => "capture",
+        Kind::Comparison => "comparison",
+    };
+    let id = fields::str_at(&loaded.value, &["evidence_id"]).unwrap_or("(no evidence_id)");
+    let title = style.paint(Tone::Strong, &format!("rea {what} {id}"));
+    page.line(&title);
+    let encoding = match loaded.encoding {
+        Encoding::Json => "JSON",
+        Encoding::Toon => "TOON",
+    };
+    let identity = match &loaded.identity {
+        Identity::Verified if loaded.kind == Kind::Capture => {
+            style.paint(Tone::Good, "verified (evidence_id and commitments recomputed)")
+        }
+        Identity::Verified => style.paint(Tone::Good, "verified (evidence_id recomputed)"),
+        Identity::Failed(why) => style.paint(Tone::Bad, &format!("NOT verified: {why}")),
+    };
+    page.field("read as", encoding);
+    page.field("identity", &identity);
+    match loaded.kind {
+        Kind::Capture => capture::render(&mut page, &loaded.value),
+        Kind::Comparison => comparison::render(&mut page, &loaded.value),
+    }
+    page.text
+}
+
+/// Lists the envelope's limitations under a heading.
+pub(crate) fn limitations(page: &mut Page, envelope: &serde_json::Value) {
+    page.heading("Limitations");
+    let items = fields::list(envelope, &["limitations"]);
+    if items.is_empty() {
+        page.line("  none recorded");
+    }
+    for item in items {
+        page.line(&format!("  - {}", item.as_str().unwrap_or_default()));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn loaded(kind: Kind, value: serde_json::Value) -> Loaded {
+        Loaded { value, encoding: Encoding::Json, kind, identity: Identity::Verified }
+    }
+
+    /// A capture with every section filled: a rendered screen, a timed-out
+    /// run with finalization, truncation, filesystem effects.
+    #[test]
+    fn a_full_capture_view() {
+        let value = json!({
+            "evidence_id": "ev_test",
+            "limitations": ["Process trees are sampled and may omit short-lived descendants."],
+            "normalized_result": {
+                "manifest": {"started_at": "2026-12-01T06:30:05.000Z", "completed_at": "2026-12-01T06:30:07.250Z",
+                    "scenario": {"executable": "/usr/bin/top", "arguments": ["-b"], "working_directory": "/work",
+                        "terminal": {"columns": 20, "rows": 3}, "filesystem_observation_paths": ["/work/out"]}},
+                "frames": [{"sequence": 0, "at_ms": 0, "data": "\u{1b}[2Jload 0.1\r\n"}],
+                "rendered_frames": [{"sequence": 0, "at_ms": 0, "columns": 20, "rows": 3, "cursor_x": 0, "cursor_y": 1,
+                    "active_buffer": "alternate", "lines": ["load 0.1", ""], "serialized_state": ""}],
+                "interaction_events": [{"sequence": 0, "scheduled_at_ms": 500, "dispatched_at_ms": 502, "type": "signal",
+                    "data": "SIGINT", "outcome": "dispatched"}],
+                "exit": {"code": null, "signal": 15, "reason": "timeout", "finalization": {"requested_ms": 1000,
+                    "elapsed_ms": 1000, "exit_code": null, "signals": [{"signal": "SIGTERM", "sent_at_ms": 2000,
+                    "delivery": "delivered"}]}},
+                "settlement": {"state": "quiesced", "elapsed_ms": 12, "cleanup_outcome": "cleaned"},
+                "filesystem_effects": [
+                    {"path": "/work/out/report.txt", "status": "added", "before": null,
+                     "after": {"path": "/work/out/report.txt", "mode": 33188, "size": 12, "kind": "file"}},
+                    {"path": "/work/out", "status": "changed",
+                     "before": {"path": "/work/out", "mode": 16877, "size": 4096, "kind": "directory"},
+                     "after": {"path": "/work/out", "mode": 16832, "size": 4096, "kind": "directory"}}
+                ],
+                "truncated": true,
+                "truncation_details": {"raw_terminal": {"truncated": true, "omitted_for_budget": 3,
+                    "omitted_for_frame_limit": 0}, "process": {"truncated": false}},
+                "residual_unknowns": [{"scope": "network", "reason": "Not isolated."}],
+                "cleanup": {"owned_process_group": "cleaned", "terminal_renderer": "cleaned", "temporary_root": "removed",
+                    "signal_mechanism": "pidfd", "unverified_processes": [{"pid": 42, "reason": "start time unreadable"}]}
+            }
+        });
+        insta::assert_snapshot!(render(&loaded(Kind::Capture, value), Style::new(false)));
+    }
+
+    /// A comparison in the agreed `differences` shape.
+    #[test]
+    fn a_comparison_view_lists_differences_with_locations() {
+        let value = json!({
+            "evidence_id": "ev_cmp",
+            "parameters": {"left_evidence_id": "ev_l", "right_evidence_id": "ev_r", "timing_tolerance_ms": 50},
+            "limitations": [],
+            "normalized_result": {
+                "status": "changed",
+                "dimensions": [
+                    {"dimension": "terminal", "status": "changed", "differences_omitted": 2, "differences": [
+                        {"path": "terminal.segments[1]", "left": "Total: 13.50 EUR\r\n", "right": "Total: 13.5 EUR\r\n",
+                         "location": {"segment": 1, "byte_offset": 17, "line": 3, "column": 11}}]},
+                    {"dimension": "exit", "status": "changed", "differences": [
+                        {"path": "exit.code", "left": 0, "right": 1}],
+                     "timing_deltas": [{"path": "settlement.elapsed_ms", "left_ms": 53, "right_ms": 120,
+                        "delta_ms": 67, "within_tolerance": false}]},
+                    {"dimension": "process", "status": "unknown", "reasons": ["sampled"], "differences": [
+                        {"path": "process_samples[0]", "left": {"pid": 1, "command": "sh -c 'echo 13.50'"},
+                         "right": {"pid": 1, "command": "sh -c 'echo 13.5'"}}]}
+                ],
+                "first_divergence": {"status": "located", "dimension": "terminal", "index": 1,
+                    "left_at_ms": 300, "right_at_ms": 300,
+                    "left": {"data": "Total: 13.50 EUR\r\n"}, "right": {"data": "Total: 13.5 EUR\r\n"}}
+            }
+        });
+        let text = render(&loaded(Kind::Comparison, value), Style::new(false));
+        assert!(text.contains("(segment 1, byte offset 17, line 3, column 11)"), "{text}");
+        // Objects show only the fields that differ.
+        assert!(text.contains("- left:  command: \"sh -c 'echo 13.50'\""), "{text}");
+        insta::assert_snapshot!(text);
+    }
+
+    #[test]
+    fn a_long_timeline_keeps_both_ends_and_counts_the_rest() {
+        let frames: Vec<_> =
+            (0..30).map(|i| json!({"sequence": i, "at_ms": i * 10, "data": format!("line {i}\n")})).collect();
+        let value =
+            json!({"normalized_result": {"frames": frames, "exit": {"code": 0, "signal": 0, "reason": "exited"}}});
+        let text = render(&loaded(Kind::Capture, value), Style::new(false));
+        let outputs: Vec<&str> = text.lines().filter(|l| l.contains("output #")).collect();
+        assert_eq!(outputs.len(), 24, "{text}");
+        assert!(outputs[11].contains("output #11 ") && outputs[12].contains("output #18 "), "{text}");
+        assert!(text.contains("      120 ms  … 6 output segments not shown …"), "{text}");
+        // Absent sections say so instead of failing.
+        assert!(text.contains("directory  (absent)") && text.contains("no paths were observed"), "{text}");
+    }
+
+    #[test]
+    fn colour_is_ansi_only_when_asked_and_takes_no_room_in_tables() {
+        assert_eq!(Style::new(false).status("changed"), "changed");
+        let red = Style::new(true).status("changed");
+        assert_eq!(red, "\u{1b}[31mchanged\u{1b}[0m");
+        assert_eq!(visible_width(&red), 7);
+        let mut page = Page::new(Style::new(true));
+        page.table(&["a", "b"], &[vec![red.clone(), "x".into()], vec!["unchanged".into(), "y".into()]]);
+        let lines: Vec<&str> = page.text.lines().collect();
+        assert_eq!(lines[1], format!("  {red}   x"));
+        assert_eq!(lines[2], "  unchanged y");
+    }
+}

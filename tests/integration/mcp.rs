@@ -1,0 +1,216 @@
+//! `rea mcp` end to end: the real binary driven by a real MCP client, the
+//! official Python SDK (tests/mcp/client.py, installed by ci/setup-mcp.sh),
+//! plus a raw JSON-RPC exchange that needs no Python.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use serde_json::{Value, json};
+
+use crate::util::rea_bin;
+
+fn repo() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The venv's python with the `mcp` package: `$REA_MCP_PYTHON`, by default
+/// `target/mcp-venv/bin/python`. Missing means skipped locally, failed in CI.
+fn python() -> Option<PathBuf> {
+    let path = std::env::var_os("REA_MCP_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo().join("target/mcp-venv/bin/python"));
+    let usable = Command::new(&path)
+        .args(["-c", "import mcp"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if usable {
+        return Some(path);
+    }
+    let why = format!("python MCP SDK not installed at {} (run ci/setup-mcp.sh)", path.display());
+    assert!(std::env::var("CI").as_deref() != Ok("true"), "{why}");
+    eprintln!("skipped: {why}");
+    None
+}
+
+/// Runs tests/mcp/client.py against the built `rea mcp` and returns its summary.
+fn drive(mode: &str) -> Option<Value> {
+    let python = python()?;
+    let work = tempfile::tempdir().unwrap();
+    let out = Command::new(python)
+        .arg(repo().join("tests/mcp/client.py"))
+        .args(["--mode", mode, "--rea"])
+        .arg(rea_bin())
+        .arg("--workdir")
+        .arg(work.path())
+        .arg("--schema")
+        .arg(repo().join("docs/scenario.schema.json"))
+        .arg("--fixtures")
+        .arg(repo().join("tests/fixtures/captures"))
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "the MCP client failed:\n{stderr}\n{stdout}");
+    let last = stdout.lines().last().unwrap_or_default();
+    Some(serde_json::from_str(last).unwrap_or_else(|e| panic!("no summary ({e}): {stdout}\n{stderr}")))
+}
+
+#[cfg(not(feature = "force-stub"))]
+#[test]
+fn python_sdk_captures_reads_compares_cancels_and_is_refused_while_cleanup_is_pending() {
+    let Some(summary) = drive("full") else { return };
+    let checks: Vec<&str> = summary["checks"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
+    assert_eq!(
+        checks,
+        [
+            "initialize",
+            "tools",
+            "capture",
+            "compare_ids_and_files",
+            "compare_files",
+            "invalid_scenario",
+            "cancel",
+            "compare_files",
+            "cleanup_refusal"
+        ]
+    );
+    assert!(summary["progress_updates"].as_u64().unwrap() >= 2, "{summary}");
+    assert!(summary["cancelled_processes"].as_u64().unwrap() >= 2, "{summary}");
+}
+
+#[cfg(feature = "force-stub")]
+#[test]
+fn python_sdk_on_the_stub_build_compares_and_is_refused_capture() {
+    let Some(summary) = drive("stub") else { return };
+    assert_eq!(summary["checks"], json!(["initialize", "tools", "stub_capture_refused", "compare_files"]));
+}
+
+/// Reads JSON-RPC lines until the response with `id`.
+fn response(reader: &mut impl BufRead, id: u64) -> Value {
+    let mut line = String::new();
+    loop {
+        line.clear();
+        assert!(reader.read_line(&mut line).unwrap() > 0, "rea mcp closed stdout before answering {id}");
+        let message: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON-RPC ({e}): {line}"));
+        if message["id"] == id {
+            return message;
+        }
+    }
+}
+
+#[test]
+fn raw_json_rpc_initialize_and_tool_schemas() {
+    let mut child = Command::new(rea_bin())
+        .arg("mcp")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let send = |stdin: &mut std::process::ChildStdin, v: Value| writeln!(stdin, "{v}").unwrap();
+    send(
+        &mut stdin,
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "rea-test", "version": "0"}}}),
+    );
+    let init = response(&mut stdout, 1);
+    assert_eq!(init["result"]["serverInfo"]["name"], "rea", "{init}");
+    assert_eq!(init["result"]["protocolVersion"], "2025-06-18", "{init}");
+    send(&mut stdin, json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    send(&mut stdin, json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
+    let tools = response(&mut stdout, 2)["result"]["tools"].clone();
+    let published: Value =
+        serde_json::from_str(&std::fs::read_to_string(repo().join("docs/scenario.schema.json")).unwrap()).unwrap();
+    assert_eq!(tools[0]["name"], "capture_process_scenario");
+    assert_eq!(tools[0]["inputSchema"], published);
+    assert_eq!(tools[0]["annotations"]["readOnlyHint"], false);
+    assert_eq!(tools[1]["name"], "compare_process_captures");
+    assert_eq!(tools[1]["annotations"]["readOnlyHint"], true);
+    // An unknown resource is a protocol error naming the URI.
+    send(
+        &mut stdin,
+        json!({"jsonrpc": "2.0", "id": 3, "method": "resources/read", "params": {"uri": "rea://evidence/ev_x"}}),
+    );
+    let missing = response(&mut stdout, 3);
+    assert!(missing["error"]["message"].as_str().unwrap().contains("rea://evidence/ev_x"), "{missing}");
+    // Closing stdin ends the session cleanly.
+    drop(stdin);
+    let status = child.wait().unwrap();
+    assert!(status.success(), "rea mcp exited with {status}");
+}
+
+/// PIDs whose environment carries `REA_TEST_MARK=<mark>`.
+#[cfg(not(feature = "force-stub"))]
+fn marked_processes(mark: &str) -> Vec<u32> {
+    let needle = format!("REA_TEST_MARK={mark}");
+    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+    entries
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/environ"))
+                .is_ok_and(|env| env.split(|b| *b == 0).any(|var| var == needle.as_bytes()))
+        })
+        .collect()
+}
+
+/// Closing stdin ends the session: the running capture is cancelled through
+/// the engine's cleanup path, its processes are gone, and rea exits 0.
+#[cfg(not(feature = "force-stub"))]
+#[test]
+fn session_end_cancels_a_running_capture_and_leaves_no_process() {
+    use std::time::Duration;
+    let mark = format!("session-end-{}-{}", std::process::id(), line!());
+    let work = tempfile::tempdir().unwrap();
+    let mut child = Command::new(rea_bin())
+        .arg("mcp")
+        .current_dir(work.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let send = |stdin: &mut std::process::ChildStdin, v: Value| writeln!(stdin, "{v}").unwrap();
+    send(
+        &mut stdin,
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "rea-test", "version": "0"}}}),
+    );
+    response(&mut stdout, 1);
+    send(&mut stdin, json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let scenario = json!({"executable": "sh", "arguments": ["-c", "sleep 600 & sleep 600; wait"],
+        "environment": {"REA_TEST_MARK": mark}, "timeout_ms": 600_000});
+    send(
+        &mut stdin,
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "capture_process_scenario", "arguments": scenario, "_meta": {"progressToken": "p"}}}),
+    );
+    assert!(
+        crate::util::wait_for(Duration::from_secs(30), || marked_processes(&mark).len() >= 2),
+        "the capture's processes never ran"
+    );
+    drop(stdin);
+    let exited = crate::util::wait_for(Duration::from_secs(60), || child.try_wait().unwrap().is_some());
+    if !exited {
+        let _ = child.kill();
+    }
+    assert!(exited, "rea mcp did not exit after stdin closed");
+    assert!(child.wait().unwrap().success());
+    let left = marked_processes(&mark);
+    assert!(left.is_empty(), "processes of the cancelled capture remain: {left:?}");
+    // The call was answered before exit: cancelled by session end, cleanup verified.
+    let answer = response(&mut stdout, 2);
+    let doc = &answer["result"]["structuredContent"];
+    assert_eq!(answer["result"]["isError"], true, "{answer}");
+    assert_eq!(doc["code"], "cancelled", "{doc}");
+    assert_eq!(doc["details"]["signal"], "the end of the MCP session", "{doc}");
+    assert_eq!(doc["details"]["cleanup"], "complete", "{doc}");
+}
