@@ -32,3 +32,4 @@ cargo clippy --version
 ci/setup-tmux.sh
 ci/setup-asciinema.sh
 ci/setup-mcp.sh
+ci/setup-coreutils.sh

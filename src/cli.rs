@@ -9,7 +9,8 @@ const ABOUT: &str = "Run one command under a pseudo-terminal exactly as a scenar
 const AFTER_HELP: &str = "\
 Documents go to stdout (TOON by default, pretty JSON with --json); progress
 lines go to stderr. Exit status: 0 success, 1 the document is an error,
-2 the arguments are wrong (message on stderr), 3 stdout could not be written.
+2 the arguments are wrong (message on stderr), 3 compare-process-captures
+--exit-code found a difference, 4 stdout could not be written.
 
 Examples:
   rea capture-process examples/hello.json --json > capture.json
@@ -50,9 +51,18 @@ to stderr. The schema of the scenario is docs/scenario.schema.json.")]
 Both captures must share a comparison contract (working directory, explicit
 environment, observation paths, terminal, events, timeouts, limits and
 normalization); the executable and its arguments may differ. Finding
-differences is a successful comparison (exit 0).
+differences is a successful comparison (exit 0); with --exit-code the exit
+status is 0 when no difference was observed and 3 when one was (an error still
+exits 1), as with `git diff --exit-code`.
+
+Behaviour is compared, not transport: terminal text is compared per segment
+between dispatched events (chunk boundaries and chunk times never matter),
+with the rendered screen at each segment's end; timing values differ only
+beyond --timing-tolerance-ms. Each dimension lists its differences with field
+paths, both values and locations, and every timing delta.
 
   rea compare-process-captures authority.json reconstruction.json --json
+  rea compare-process-captures a.json b.json --exit-code --timing-tolerance-ms 0
 
 An optional third file is a trace specification stating the exact events and
 ordering constraints to accept (see docs/formats.md, \"Trace specifications\");
@@ -133,6 +143,13 @@ pub(crate) struct CompareArgs {
     pub(crate) right: PathBuf,
     /// Optional trace specification JSON file.
     pub(crate) trace: Option<PathBuf>,
+    /// Exit 3 when a difference was observed, 0 when none was.
+    #[arg(long)]
+    pub(crate) exit_code: bool,
+    /// A timing value differs only when the two sides differ by more than
+    /// this many milliseconds (0 is strict).
+    #[arg(long, value_name = "N", default_value_t = rea_engine::compare::DEFAULT_TIMING_TOLERANCE_MS)]
+    pub(crate) timing_tolerance_ms: u64,
     #[command(flatten)]
     pub(crate) format: FormatArgs,
 }

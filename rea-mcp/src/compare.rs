@@ -6,7 +6,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 use rea_engine::UserError;
-use rea_engine::compare::{Side, TraceSpec, TraceSpecError, compare, parse_trace_spec};
+use rea_engine::compare::{
+    CompareOptions, DEFAULT_TIMING_TOLERANCE_MS, Side, TraceSpec, TraceSpecError, compare_with, parse_trace_spec,
+};
 use rea_engine::evidence::{CAPTURE_OPERATION, CAPTURE_PREDICATE, CaptureRecord, Evidence, import_capture};
 use rea_engine::input::read_json_file;
 use rea_engine::scenario::Issue;
@@ -21,8 +23,17 @@ use crate::session::{Session, Stored};
 pub(crate) const TOOL: &str = "compare_process_captures";
 
 /// The arguments the tool accepts.
-const FIELDS: [&str; 5] =
-    ["left_evidence_id", "right_evidence_id", "left_capture_path", "right_capture_path", "trace_spec"];
+const FIELDS: [&str; 6] = [
+    "left_evidence_id",
+    "right_evidence_id",
+    "left_capture_path",
+    "right_capture_path",
+    "trace_spec",
+    "timing_tolerance_ms",
+];
+
+/// The largest whole number a JSON float holds exactly (2^53).
+const MAX_EXACT_FLOAT: f64 = 9_007_199_254_740_992.0;
 
 /// The tool's input schema.
 pub(crate) fn input_schema() -> Value {
@@ -34,7 +45,8 @@ pub(crate) fn input_schema() -> Value {
             "right_evidence_id": { "type": "string", "minLength": 1, "description": "evidence_id of a capture recorded in this session (reconstruction side)." },
             "left_capture_path": { "type": "string", "minLength": 1, "description": "Path of a capture Evidence file (authority side), instead of left_evidence_id; relative to the server's working directory." },
             "right_capture_path": { "type": "string", "minLength": 1, "description": "Path of a capture Evidence file (reconstruction side), instead of right_evidence_id." },
-            "trace_spec": { "type": "object", "description": "Optional trace specification (docs/formats.md, \"Trace specifications\")." }
+            "trace_spec": { "type": "object", "description": "Optional trace specification (docs/formats.md, \"Trace specifications\")." },
+            "timing_tolerance_ms": { "type": "integer", "minimum": 0, "default": DEFAULT_TIMING_TOLERANCE_MS, "description": "A timing value differs only when the two sides differ by more than this many milliseconds (0 is strict); the CLI's --timing-tolerance-ms." }
         },
         "allOf": [
             { "oneOf": [
@@ -60,6 +72,7 @@ struct Arguments {
     left: Source,
     right: Source,
     trace: Option<Value>,
+    options: CompareOptions,
 }
 
 fn rule(path: &str, rule: impl Into<String>) -> Issue {
@@ -115,10 +128,29 @@ fn parse_arguments(arguments: Value) -> Result<Arguments, ArgumentsError> {
             None
         }
     };
+    let options = match args.get("timing_tolerance_ms").map(tolerance) {
+        None => CompareOptions::default(),
+        Some(Some(timing_tolerance_ms)) => CompareOptions { timing_tolerance_ms },
+        Some(None) => {
+            issues.push(rule("timing_tolerance_ms", "must be a whole number of milliseconds, 0 or more"));
+            CompareOptions::default()
+        }
+    };
     match (left, right) {
-        (Some(left), Some(right)) if issues.is_empty() => Ok(Arguments { left, right, trace }),
+        (Some(left), Some(right)) if issues.is_empty() => Ok(Arguments { left, right, trace, options }),
         _ => Err(fail(issues)),
     }
+}
+
+/// A whole, non-negative number of milliseconds; integral floats (`250.0`)
+/// count, as in scenarios.
+fn tolerance(value: &Value) -> Option<u64> {
+    let n = value.as_number()?;
+    n.as_u64().or_else(|| {
+        let f = n.as_f64()?;
+        // Exact: a whole f64 in 0..=2^53 converts without loss.
+        (f.fract() == 0.0 && (0.0..=MAX_EXACT_FLOAT).contains(&f)).then_some(f as u64)
+    })
 }
 
 /// A trace specification given inline: its issue paths are prefixed with
@@ -181,7 +213,7 @@ pub(crate) fn run(session: &Session, arguments: Value) -> CallToolResult {
         (Err(e), _) | (_, Err(e)) => return reply::error(e.as_ref()),
     };
     let sides = (Side { evidence: &left.0, record: &left.1 }, Side { evidence: &right.0, record: &right.1 });
-    let evidence = match compare(sides.0, sides.1, trace.as_ref()) {
+    let evidence = match compare_with(sides.0, sides.1, trace.as_ref(), args.options) {
         Ok(e) => e,
         Err(e) => return reply::error(&e),
     };
@@ -238,6 +270,24 @@ mod tests {
         let paths: Vec<&str> = found.iter().map(|(p, _)| p.as_str()).collect();
         assert_eq!(paths, ["max_age", "left_evidence_id", "trace_spec"]);
         assert_eq!(found[1].1, "must be a non-empty string");
+    }
+
+    #[test]
+    fn timing_tolerance_defaults_as_in_the_cli_and_is_a_whole_number() {
+        let base = json!({"left_evidence_id": "ev_a", "right_evidence_id": "ev_b"});
+        let options = |extra: Value| {
+            let mut args = base.clone();
+            args.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+            parse_arguments(args).map(|a| a.options.timing_tolerance_ms)
+        };
+        assert_eq!(options(json!({})).unwrap(), DEFAULT_TIMING_TOLERANCE_MS);
+        assert_eq!(options(json!({"timing_tolerance_ms": 0})).unwrap(), 0);
+        assert_eq!(options(json!({"timing_tolerance_ms": 40.0})).unwrap(), 40);
+        for bad in [json!(-1), json!(2.5), json!("250"), json!(null)] {
+            let err = options(json!({ "timing_tolerance_ms": bad })).expect_err("rejected");
+            assert_eq!(err.issues[0].path, "timing_tolerance_ms", "{bad}");
+            assert_eq!(err.issues[0].rule, "must be a whole number of milliseconds, 0 or more");
+        }
     }
 
     #[test]

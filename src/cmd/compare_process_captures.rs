@@ -1,18 +1,25 @@
 //! `rea compare-process-captures LEFT RIGHT [TRACE]`.
 
 use std::path::Path;
+use std::process::ExitCode;
 
 use rea_engine::UserError;
-use rea_engine::compare::{Side, TraceSpec, compare, parse_trace_spec};
+use rea_engine::compare::{CompareOptions, Side, TraceSpec, compare_with, parse_trace_spec};
 use rea_engine::evidence::{CaptureRecord, Evidence, import_capture};
 use rea_engine::input::{InputError, parse_json_bytes, read_capped, read_json_file};
 
-use crate::Outcome;
 use crate::cli::CompareArgs;
 use crate::errors::{CliError, failure};
+use crate::output::Format;
+use crate::{Outcome, exit};
 
-fn load(path: &Path) -> Result<(Evidence, CaptureRecord), Box<dyn UserError>> {
-    let bytes = read_capped("capture", path).map_err(|e| Box::new(e) as Box<dyn UserError>)?;
+type Loaded = Result<(Evidence, CaptureRecord), Box<dyn UserError + Send>>;
+
+/// Reads and imports one capture. The comparison needs only the envelope's
+/// identity and locations beside the typed record, so the JSON tree of the
+/// record is released at once.
+fn load(path: &Path) -> Loaded {
+    let bytes = read_capped("capture", path).map_err(|e| Box::new(e) as Box<dyn UserError + Send>)?;
     let value = match parse_json_bytes("capture", path, &bytes) {
         Ok(value) => value,
         // rea's default output is TOON: say exactly what to do with it.
@@ -21,7 +28,20 @@ fn load(path: &Path) -> Result<(Evidence, CaptureRecord), Box<dyn UserError>> {
         }
         Err(e) => return Err(Box::new(e)),
     };
-    import_capture(&path.display().to_string(), value).map_err(|e| Box::new(e) as Box<dyn UserError>)
+    drop(bytes);
+    let (mut evidence, record) =
+        import_capture(&path.display().to_string(), value).map_err(|e| Box::new(e) as Box<dyn UserError + Send>)?;
+    evidence.normalized_result = serde_json::Value::Null;
+    Ok((evidence, record))
+}
+
+/// Loads both sides at once, one on another thread.
+fn load_both(left: &Path, right: &Path) -> (Loaded, Loaded) {
+    std::thread::scope(|scope| {
+        let other = scope.spawn(|| load(right));
+        let l = load(left);
+        (l, other.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+    })
 }
 
 fn load_trace(path: &Path) -> Result<TraceSpec, Box<dyn UserError>> {
@@ -33,7 +53,7 @@ fn load_trace(path: &Path) -> Result<TraceSpec, Box<dyn UserError>> {
 }
 
 pub(crate) fn run(args: CompareArgs) -> Outcome {
-    let (left, right) = match (load(&args.left), load(&args.right)) {
+    let (left, right) = match load_both(&args.left, &args.right) {
         (Ok(l), Ok(r)) => (l, r),
         (Err(e), _) | (_, Err(e)) => return failure(e.as_ref()),
     };
@@ -42,8 +62,25 @@ pub(crate) fn run(args: CompareArgs) -> Outcome {
         Err(e) => return failure(e.as_ref()),
     };
     let (l, r) = (Side { evidence: &left.0, record: &left.1 }, Side { evidence: &right.0, record: &right.1 });
-    match compare(l, r, trace.as_ref()) {
+    let options = CompareOptions { timing_tolerance_ms: args.timing_tolerance_ms };
+    match compare_with(l, r, trace.as_ref(), options) {
         Ok(evidence) => Outcome { document: serde_json::to_value(evidence).unwrap_or_default(), success: true },
         Err(e) => failure(&e),
+    }
+}
+
+/// Whether a comparison document reports an observed difference.
+fn observed_difference(outcome: &Outcome) -> bool {
+    outcome.success && outcome.document["normalized_result"]["status"] == "changed"
+}
+
+/// Prints the outcome; with `--exit-code`, a successful comparison that
+/// observed a difference exits 3.
+pub(crate) fn emit(outcome: &Outcome, format: Format, exit_code: bool) -> ExitCode {
+    let status = crate::emit(outcome, format);
+    if exit_code && observed_difference(outcome) && status == ExitCode::from(exit::SUCCESS) {
+        ExitCode::from(exit::DIFFERENCE)
+    } else {
+        status
     }
 }

@@ -172,12 +172,10 @@ fn first_divergence(page: &mut Page, divergence: &Value) {
         divergence.get("dimension").map(|_| divergence).or_else(|| divergence.get("earliest_observed_difference"));
     let Some(diff) = located else { return };
     let dimension = str_at(diff, &["dimension"]).unwrap_or("?");
-    let index = diff.get("index").map_or("?".to_owned(), plain);
-    let when = |side: &str| diff.get(format!("{side}_at_ms")).map_or("?".to_owned(), plain);
-    page.field(
-        "  where",
-        &format!("{dimension} entry {index}, left at {} ms, right at {} ms", when("left"), when("right")),
-    );
+    let path = str_at(diff, &["path"]).unwrap_or("?");
+    let location = at(diff, &["location"]).map(location_text).unwrap_or_default();
+    page.field("  in", dimension);
+    page.field("  where", &format!("{}{location}", style.paint(Tone::Strong, path)));
     let (left, right) = excerpts(&diff["left"], &diff["right"]);
     page.line(&style.paint(Tone::Bad, &format!("    - left:  {left}")));
     page.line(&style.paint(Tone::Good, &format!("    + right: {right}")));

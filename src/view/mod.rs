@@ -245,9 +245,9 @@ mod tests {
                         {"path": "process_samples[0]", "left": {"pid": 1, "command": "sh -c 'echo 13.50'"},
                          "right": {"pid": 1, "command": "sh -c 'echo 13.5'"}}]}
                 ],
-                "first_divergence": {"status": "located", "dimension": "terminal", "index": 1,
-                    "left_at_ms": 300, "right_at_ms": 300,
-                    "left": {"data": "Total: 13.50 EUR\r\n"}, "right": {"data": "Total: 13.5 EUR\r\n"}}
+                "first_divergence": {"status": "found", "dimension": "terminal", "segment": 1,
+                    "path": "terminal.segments[1]", "left": "Total: 13.50 EUR\r\n", "right": "Total: 13.5 EUR\r\n",
+                    "location": {"segment": 1, "byte_offset": 17, "line": 3, "column": 11}}
             }
         });
         let text = render(&loaded(Kind::Comparison, value), Style::new(false));

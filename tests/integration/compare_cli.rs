@@ -111,8 +111,13 @@ fn a_different_exit_is_a_successful_comparison_that_names_it() {
     assert_eq!(statuses(&document), expected);
     assert_eq!(result["first_divergence"]["status"], "found");
     assert_eq!(result["first_divergence"]["dimension"], "exit");
-    assert_eq!(result["first_divergence"]["left"]["exit"]["code"], 0);
-    assert_eq!(result["first_divergence"]["right"]["exit"]["code"], 3);
+    assert_eq!(result["first_divergence"]["path"], "exit.code");
+    assert_eq!(result["first_divergence"]["left"], 0);
+    assert_eq!(result["first_divergence"]["right"], 3);
+    let exit = &result["dimensions"][2];
+    assert_eq!(exit["differences"], json!([{"path": "exit.code", "left": 0, "right": 3}]));
+    assert_eq!(exit["differences_omitted"], 0);
+    assert_eq!(exit["timing_deltas"][0]["path"], "settlement.elapsed_ms");
 }
 
 /// Compares captures of two scenarios that must not share a contract.

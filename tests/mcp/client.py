@@ -89,7 +89,8 @@ class Run:
         published = json.loads(Path(self.args.schema).read_text())
         assert tools[CAPTURE].input_schema == published, "capture input schema differs from docs/scenario.schema.json"
         props = tools[COMPARE].input_schema["properties"]
-        for field in ("left_evidence_id", "right_evidence_id", "left_capture_path", "right_capture_path", "trace_spec"):
+        fields = ("left_evidence_id", "right_evidence_id", "left_capture_path", "right_capture_path", "trace_spec")
+        for field in fields + ("timing_tolerance_ms",):
             assert field in props, f"compare schema lacks {field}"
         assert tools[COMPARE].input_schema.get("additionalProperties") is False
         cap, cmp = tools[CAPTURE].annotations, tools[COMPARE].annotations
@@ -112,6 +113,19 @@ class Run:
         assert exit_dim["status"] == "changed", exit_dim
         record = await self.read(data["evidence_uri"])
         assert record["operation"] == COMPARE and record["evidence_id"] == data["evidence_id"], record["operation"]
+        # The CLI's default timing tolerance, unless the call sets one.
+        assert record["parameters"]["timing_tolerance_ms"] == 250, record["parameters"]
+        strict = await self.session.call_tool(
+            COMPARE,
+            {
+                "left_capture_path": str(fixtures / "authority.json"),
+                "right_capture_path": str(fixtures / "reconstruction.json"),
+                "timing_tolerance_ms": 0,
+            },
+        )
+        assert not strict.is_error, strict.structured_content
+        strict_record = await self.read(structured(strict)["evidence_uri"])
+        assert strict_record["parameters"]["timing_tolerance_ms"] == 0, strict_record["parameters"]
         self.passed("compare_files")
         return data
 

@@ -2,7 +2,8 @@
 //!
 //! Stages run in this order, each a literal replace-all: host paths
 //! (temporary root, working directory, executable, each observation root),
-//! the launched process's PID, endpoint ports (`endpoint-ports-v1`), then the
+//! the launched process's PID where the text names it as a PID (see
+//! [`replace_pid`]), endpoint ports (`endpoint-ports-v1`), then the
 //! scenario's literal patterns (`literal-replacements-v1`). Every stage is
 //! bounded by the remaining normalized-text budget: when a stage's output
 //! would exceed it, normalization stops and reports whether the final size is
@@ -95,7 +96,7 @@ impl Normalizer {
             }
         }
         if let Some(pid) = &self.pid
-            && let Some(over) = apply(&mut current, &|t| replace_number(t, pid, "<pid>", budget).unknown_size())
+            && let Some(over) = apply(&mut current, &|t| replace_pid(t, pid, "<pid>", budget).unknown_size())
         {
             return over;
         }
@@ -209,6 +210,47 @@ pub(crate) fn replace_number(text: &str, number: &str, to: &str, cap: u64) -> St
         !before.is_some_and(|b| b.is_ascii_digit()) && !bytes.get(end).is_some_and(u8::is_ascii_digit)
     });
     splice(text, spans, to, cap)
+}
+
+/// Replaces `pid` (with no ASCII digit adjacent) only where the text names
+/// it as a process ID: after the word `pid`, `ppid` or `process` (any case:
+/// `pid 42`, `PID: 42`, `ppid=42`, `pid #42`) or a name ending in `_pid` or
+/// `Pid` (`child_pid=42`, `childPid: 42`), after `/proc/`, or as
+/// `name[42]`. A bare number that happens to equal the PID (`seq 1 40000`
+/// prints every PID up to 40000) is data and stays, so a capture compares
+/// equal to itself whatever PID the run got.
+pub(crate) fn replace_pid(text: &str, pid: &str, to: &str, cap: u64) -> Step {
+    let bytes = text.as_bytes();
+    let spans = text.match_indices(pid).map(|(i, m)| (i, i + m.len())).filter(|&(start, end)| {
+        let before = start.checked_sub(1).map(|j| bytes[j]);
+        !before.is_some_and(|b| b.is_ascii_digit())
+            && !bytes.get(end).is_some_and(u8::is_ascii_digit)
+            && names_a_pid(bytes, start, end)
+    });
+    splice(text, spans, to, cap)
+}
+
+/// Whether the number at `start..end` stands in a PID context.
+fn names_a_pid(bytes: &[u8], start: usize, end: usize) -> bool {
+    let head = &bytes[..start];
+    if head.ends_with(b"/proc/") {
+        return true;
+    }
+    if head.ends_with(b"[") && start >= 2 && is_word(bytes[start - 2]) && bytes.get(end) == Some(&b']') {
+        return true;
+    }
+    // Up to three separators (` `, `:`, `=`, `#`) between the word and the number.
+    let mut j = start;
+    while j > 0 && start - j < 3 && matches!(bytes[j - 1], b' ' | b':' | b'=' | b'#') {
+        j -= 1;
+    }
+    let mut k = j;
+    while k > 0 && is_word(bytes[k - 1]) {
+        k -= 1;
+    }
+    let word = &bytes[k..j];
+    let lower = word.to_ascii_lowercase();
+    matches!(lower.as_slice(), b"pid" | b"ppid" | b"process") || lower.ends_with(b"_pid") || word.ends_with(b"Pid")
 }
 
 const PORT_KEYS: [&str; 4] = ["tcp_port", "udp_port", "port", "listen"];
@@ -449,6 +491,25 @@ mod tests {
             n.normalize("/w/r pid 42 not 420", 100),
             Normalized::Text("<working-directory>/r pid <pid> not 420".into())
         );
+    }
+
+    #[test]
+    fn the_pid_is_replaced_only_where_it_names_a_process() {
+        let host = HostValues { pid: Some(4242), ..HostValues::default() };
+        let n = Normalizer::new(&Normalization::default(), &host);
+        let text = |s: &str| match n.normalize(s, 1000) {
+            Normalized::Text(t) => t,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(text("pid 4242"), "pid <pid>");
+        assert_eq!(text("PID: 4242, ppid=4242"), "PID: <pid>, ppid=<pid>");
+        assert_eq!(text("server[4242]: up"), "server[<pid>]: up");
+        assert_eq!(text("cat /proc/4242/stat"), "cat /proc/<pid>/stat");
+        assert_eq!(text("process 4242 exited"), "process <pid> exited");
+        // Data that happens to contain the number stays as it is.
+        assert_eq!(text("4241\r\n4242\r\n4243\r\n"), "4241\r\n4242\r\n4243\r\n");
+        assert_eq!(text("total 4242 bytes, [4242], rapid 4242"), "total 4242 bytes, [4242], rapid 4242");
+        assert_eq!(text("child_pid=4242 childPid: 4242"), "child_pid=<pid> childPid: <pid>");
     }
 
     #[test]

@@ -193,6 +193,14 @@ impl RedactingDecoder {
         self.utf8.invalid_bytes()
     }
 
+    /// The invalid sequences decoded since the last call (see
+    /// [`Utf8Stream::take_invalid`]). Text the redactor holds back can reach
+    /// the next frame, so a group may be recorded one frame before its
+    /// U+FFFD; the comparison gathers groups per segment, where that is moot.
+    pub fn take_invalid(&mut self) -> Option<String> {
+        self.utf8.take_invalid()
+    }
+
     /// Whether the scenario has a secret to look for.
     pub fn is_redacting(&self) -> bool {
         self.redactor.is_active()

@@ -171,6 +171,7 @@ impl<'a> Running<'a> {
 
     fn handle_bytes(&mut self, bytes: &[u8], now: Instant) {
         let text = self.decoder.decode(bytes);
+        self.recorder.invalid_utf8(self.decoder.take_invalid());
         self.handle_text(&text, now);
     }
 
@@ -456,6 +457,7 @@ impl<'a> Running<'a> {
         let reason = deadlines.reason;
         let finalization = deadlines.finish().await;
         let tail = self.decoder.finish();
+        self.recorder.invalid_utf8(self.decoder.take_invalid());
         let end = exit.map_or_else(Instant::now, |(_, at)| at);
         if !tail.is_empty() {
             self.handle_text(&tail, end);

@@ -4,7 +4,9 @@
 //! is carried to the next read, and each invalid byte sequence becomes one
 //! U+FFFD (the "maximal subpart" rule of `String::from_utf8_lossy`). Invalid
 //! bytes are never dropped silently: they are counted in
-//! `truncation_details.raw_terminal.invalid_utf8_bytes`.
+//! `truncation_details.raw_terminal.invalid_utf8_bytes`, and the frame that
+//! holds each U+FFFD records the bytes it replaced (`invalid_utf8`), so two
+//! outputs that differ only in invalid bytes never compare equal.
 //!
 //! Admission keeps each chunk whole or omits it whole. A chunk is retained
 //! when the frame count is below `limits.frames`, its original text fits the
@@ -27,6 +29,12 @@ use crate::evidence::{Frame, NormalizedTerminalTruncation, RawTerminalTruncation
 pub struct Utf8Stream {
     pending: Vec<u8>,
     invalid_bytes: u64,
+    /// Hex groups of the invalid sequences decoded since the last take.
+    invalid: Vec<String>,
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 impl Utf8Stream {
@@ -55,6 +63,7 @@ impl Utf8Stream {
                         Some(n) => {
                             out.push('\u{FFFD}');
                             self.invalid_bytes += n as u64;
+                            self.invalid.push(hex(&after[..n]));
                             rest = &after[n..];
                         }
                         None => {
@@ -74,8 +83,15 @@ impl Utf8Stream {
             return String::new();
         }
         self.invalid_bytes += self.pending.len() as u64;
+        self.invalid.push(hex(&self.pending));
         self.pending.clear();
         "\u{FFFD}".to_owned()
+    }
+
+    /// The invalid sequences behind the U+FFFDs of the text decoded since
+    /// the last call, or `None` when there were none.
+    pub fn take_invalid(&mut self) -> Option<String> {
+        (!self.invalid.is_empty()).then(|| std::mem::take(&mut self.invalid).join(" "))
     }
 
     /// Invalid bytes seen so far.
@@ -94,6 +110,8 @@ pub struct TerminalRecorder {
     normalized: NormalizedTerminalTruncation,
     renderer: Option<Renderer>,
     rendered: Option<Rendered>,
+    /// Invalid sequences behind the next offered chunk's U+FFFDs.
+    invalid_utf8: Option<String>,
 }
 
 impl TerminalRecorder {
@@ -125,6 +143,7 @@ impl TerminalRecorder {
             },
             renderer: None,
             rendered: None,
+            invalid_utf8: None,
         }
     }
 
@@ -163,9 +182,16 @@ impl TerminalRecorder {
         self.rendered.as_ref().map(|r| r.state)
     }
 
+    /// Records the invalid sequences (see [`Utf8Stream::take_invalid`])
+    /// behind the U+FFFDs of the next chunk offered.
+    pub fn invalid_utf8(&mut self, groups: Option<String>) {
+        self.invalid_utf8 = groups;
+    }
+
     /// Offers one decoded chunk observed `elapsed_ms` after launch; returns
     /// the frame index when it was retained.
     pub fn offer(&mut self, text: &str, elapsed_ms: u64) -> Option<usize> {
+        let invalid_utf8 = self.invalid_utf8.take();
         if text.is_empty() {
             return None;
         }
@@ -205,7 +231,7 @@ impl TerminalRecorder {
         if let Some(r) = self.renderer.as_mut() {
             r.chunk(text, Instant::now(), at_ms);
         }
-        self.frames.push(Frame { sequence: index as u64, at_ms, data, raw_data });
+        self.frames.push(Frame { sequence: index as u64, at_ms, data, raw_data, invalid_utf8 });
         Some(index)
     }
 
@@ -249,6 +275,8 @@ mod tests {
         assert_eq!(d.decode(&euro[..1]), "");
         assert_eq!(d.decode(&euro[1..]), "€");
         assert_eq!(d.decode(b"a\xffb"), "a\u{FFFD}b");
+        assert_eq!(d.take_invalid().as_deref(), Some("ff"));
+        assert_eq!(d.take_invalid(), None);
         assert_eq!(d.invalid_bytes(), 1);
         assert_eq!(d.decode(b"\xe2\x82"), "");
         assert_eq!(d.finish(), "\u{FFFD}");

@@ -12,11 +12,19 @@
 //! An optional trace specification ([`trace`]) adds a `trace` verdict and
 //! changes the statuses of the dimensions its sources cover.
 
+#[cfg(test)]
+mod behaviour_tests;
 mod contract;
+mod diff;
+mod dimensions;
+mod terminal;
 pub mod trace;
 
 use serde::Serialize;
 use serde_json::{Value, json};
+
+pub use diff::{Difference, Location, MAX_DIFFERENCES, TimingDelta};
+pub use terminal::TRUNCATION_MARGIN_BYTES;
 
 pub use contract::contract_differences;
 pub use trace::{TraceSpec, TraceSpecError, parse_trace_spec};
@@ -24,8 +32,27 @@ pub use trace::{TraceSpec, TraceSpecError, parse_trace_spec};
 use crate::error::{Category, UserError};
 use crate::evidence::{
     COMPARISON_OPERATION, COMPARISON_PREDICATE, CaptureRecord, EVIDENCE_SCHEMA_VERSION, Evidence, FileState,
-    NO_SUBJECT_LIMITATION, Provider, same, seal,
+    NO_SUBJECT_LIMITATION, Provider, seal,
 };
+
+/// Default `timing_tolerance_ms`: above the 99.9th percentile of the timing
+/// jitter measured between identical reruns on a loaded two-core machine
+/// (`ci/measure-jitter.sh`; figures in `docs/benchmarks.md`).
+pub const DEFAULT_TIMING_TOLERANCE_MS: u64 = 250;
+
+/// How two captures are compared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CompareOptions {
+    /// A timing value differs only when `|left - right|` exceeds this; `0`
+    /// is the strict reading.
+    pub timing_tolerance_ms: u64,
+}
+
+impl Default for CompareOptions {
+    fn default() -> CompareOptions {
+        CompareOptions { timing_tolerance_ms: DEFAULT_TIMING_TOLERANCE_MS }
+    }
+}
 
 /// `schema_version` of the comparison record.
 pub const COMPARISON_SCHEMA_VERSION: u32 = 5;
@@ -95,26 +122,35 @@ pub struct DimensionResult {
     /// Why it is `truncated` or `unknown`, or which trace difference made it `changed`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub reasons: Vec<String>,
-}
-
-struct Candidate {
-    dimension: &'static str,
-    index: usize,
-    left_at_ms: Option<u64>,
-    right_at_ms: Option<u64>,
-    left: Value,
-    right: Value,
+    /// The first [`MAX_DIFFERENCES`] differences, earliest first.
+    pub differences: Vec<Difference>,
+    /// How many further differences were found.
+    pub differences_omitted: usize,
+    /// Every timing value compared, within the tolerance or not.
+    pub timing_deltas: Vec<TimingDelta>,
 }
 
 /// Compares two imported captures, under `trace` when given, and returns
 /// sealed comparison Evidence.
+/// with the default [`CompareOptions`].
 pub fn compare(left: Side<'_>, right: Side<'_>, trace: Option<&TraceSpec>) -> Result<Evidence, CompareError> {
+    compare_with(left, right, trace, CompareOptions::default())
+}
+
+/// Compares two imported captures under `options`, and under `trace` when
+/// given, and returns sealed comparison Evidence.
+pub fn compare_with(
+    left: Side<'_>,
+    right: Side<'_>,
+    trace: Option<&TraceSpec>,
+    options: CompareOptions,
+) -> Result<Evidence, CompareError> {
     let fields =
         contract_differences(&left.record.manifest.comparison_contract, &right.record.manifest.comparison_contract);
     if !fields.is_empty() {
         return Err(CompareError::ContractMismatch { fields });
     }
-    let result = compare_records(left.record, right.record, trace);
+    let result = compare_records_with(left.record, right.record, trace, options);
     let mut limitations = vec![NO_SUBJECT_LIMITATION.to_owned()];
     for l in result["limitations"].as_array().into_iter().flatten() {
         if let Some(s) = l.as_str() {
@@ -131,7 +167,7 @@ pub fn compare(left: Side<'_>, right: Side<'_>, trace: Option<&TraceSpec>) -> Re
         analysis_profile: None,
         predicate_type: COMPARISON_PREDICATE.into(),
         operation: COMPARISON_OPERATION.into(),
-        parameters: parameters(&left, &right, trace),
+        parameters: parameters(&left, &right, trace, options),
         raw_result: Value::Null,
         normalized_result: result,
         confidence: "derived".into(),
@@ -143,8 +179,9 @@ pub fn compare(left: Side<'_>, right: Side<'_>, trace: Option<&TraceSpec>) -> Re
     })?)
 }
 
-fn parameters(left: &Side<'_>, right: &Side<'_>, trace: Option<&TraceSpec>) -> Value {
+fn parameters(left: &Side<'_>, right: &Side<'_>, trace: Option<&TraceSpec>, options: CompareOptions) -> Value {
     let mut parameters = json!({
+        "timing_tolerance_ms": options.timing_tolerance_ms,
         "left_evidence_id": left.evidence.evidence_id,
         "right_evidence_id": right.evidence.evidence_id,
         "left_normalization": left.record.normalization,
@@ -156,53 +193,9 @@ fn parameters(left: &Side<'_>, right: &Side<'_>, trace: Option<&TraceSpec>) -> V
     parameters
 }
 
-fn terminal_items(r: &CaptureRecord) -> Vec<Value> {
-    let mut items: Vec<(u64, u8, u64, Value)> = Vec::new();
-    for f in &r.frames {
-        let mut v = json!({"kind": "raw"});
-        merge(&mut v, serde_json::to_value(f).unwrap_or(Value::Null));
-        items.push((f.at_ms, 0, f.sequence, v));
-    }
-    for f in &r.rendered_frames {
-        let mut v = json!({"kind": "rendered"});
-        merge(&mut v, serde_json::to_value(f).unwrap_or(Value::Null));
-        items.push((f.at_ms, 1, f.sequence, v));
-    }
-    items.sort_by_key(|a| (a.0, a.1, a.2));
-    items.into_iter().map(|(_, _, _, v)| v).collect()
-}
-
 fn merge(into: &mut Value, from: Value) {
     if let (Value::Object(a), Value::Object(b)) = (into, from) {
         a.extend(b);
-    }
-}
-
-fn to_values<T: Serialize>(items: &[T]) -> Vec<Value> {
-    items.iter().map(|i| serde_json::to_value(i).unwrap_or(Value::Null)).collect()
-}
-
-fn filesystem_items(r: &CaptureRecord) -> Vec<Value> {
-    let mut out = Vec::new();
-    for f in &r.files_before {
-        out.push(json!({"snapshot": "before", "state": f}));
-    }
-    for f in &r.files_after {
-        out.push(json!({"snapshot": "after", "state": f}));
-    }
-    for e in &r.filesystem_effects {
-        out.push(json!({"effect": e}));
-    }
-    out
-}
-
-fn observations(r: &CaptureRecord, dimension: &str) -> Vec<Value> {
-    match dimension {
-        "terminal" => terminal_items(r),
-        "interaction" => to_values(&r.interaction_events),
-        "exit" => vec![json!({"exit": r.exit, "settlement": r.settlement})],
-        "filesystem" => filesystem_items(r),
-        _ => to_values(&r.process_samples),
     }
 }
 
@@ -276,109 +269,165 @@ fn filesystem_differences_explained(l: &CaptureRecord, r: &CaptureRecord) -> boo
     })
 }
 
-fn at_ms(v: &Value) -> Option<u64> {
-    v.get("at_ms").and_then(Value::as_u64).filter(|n| *n <= crate::scenario::MAX_SAFE_INTEGER)
+/// One dimension's findings before classification.
+struct Found {
+    findings: diff::Findings,
+    /// Whether any difference is a seen change despite truncation.
+    observed_despite_truncation: bool,
+    /// Whether the differences are proof (false: possibly sampling noise).
+    proven: bool,
+    left_empty: bool,
+    right_empty: bool,
 }
 
-/// Each dimension's own status, and the first differing observation of
-/// every dimension whose observations differ.
-fn classify(l: &CaptureRecord, r: &CaptureRecord) -> (Vec<DimensionResult>, Vec<Candidate>) {
-    let mut dimensions = Vec::new();
-    let mut candidates = Vec::new();
-    for dimension in DIMENSIONS {
-        let (lo, ro) = (observations(l, dimension), observations(r, dimension));
-        let equal = same(&lo, &ro);
-        if !equal {
-            let n = lo.len().max(ro.len());
-            if let Some(i) = (0..n).find(|&i| !same(&lo.get(i), &ro.get(i))) {
-                let (a, b) = (lo.get(i).cloned().unwrap_or(Value::Null), ro.get(i).cloned().unwrap_or(Value::Null));
-                candidates.push(Candidate {
-                    dimension,
-                    index: i,
-                    left_at_ms: at_ms(&a),
-                    right_at_ms: at_ms(&b),
-                    left: a,
-                    right: b,
-                });
+impl Found {
+    fn plain(findings: diff::Findings) -> Found {
+        Found { findings, observed_despite_truncation: false, proven: true, left_empty: false, right_empty: false }
+    }
+}
+
+fn find(dimension: &str, l: &CaptureRecord, r: &CaptureRecord, options: CompareOptions) -> Found {
+    let tolerance = options.timing_tolerance_ms;
+    match dimension {
+        "terminal" => {
+            let (a, b) = (terminal::Segmented::new(l), terminal::Segmented::new(r));
+            let (findings, observed) = terminal::compare(&a, &b);
+            Found {
+                observed_despite_truncation: observed,
+                left_empty: a.is_empty(),
+                right_empty: b.is_empty(),
+                ..Found::plain(findings)
             }
         }
-        let scope = dimension;
-        let mut unknown = residual_reasons(l, scope);
-        unknown.extend(residual_reasons(r, scope));
-        let mut truncated = truncation_reasons(l, "Left", dimension);
-        truncated.extend(truncation_reasons(r, "Right", dimension));
-        let (status, reasons) = if !unknown.is_empty() {
-            ("unknown", unknown)
-        } else if !truncated.is_empty()
-            && (equal || dimension != "filesystem" || filesystem_differences_explained(l, r))
-        {
-            ("truncated", truncated)
-        } else if equal {
-            ("unchanged", Vec::new())
-        } else if lo.is_empty() {
-            ("added", Vec::new())
-        } else if ro.is_empty() {
-            ("removed", Vec::new())
-        } else {
-            ("changed", Vec::new())
-        };
-        let mut reasons = reasons;
-        reasons.dedup();
-        dimensions.push(DimensionResult { dimension, status, exact_status: None, reasons });
+        "interaction" => Found {
+            left_empty: l.interaction_events.is_empty(),
+            right_empty: r.interaction_events.is_empty(),
+            ..Found::plain(dimensions::interaction(l, r, tolerance))
+        },
+        "exit" => Found::plain(dimensions::exit(l, r, tolerance)),
+        "filesystem" => Found {
+            observed_despite_truncation: !filesystem_differences_explained(l, r),
+            left_empty: l.files_before.is_empty() && l.files_after.is_empty() && l.filesystem_effects.is_empty(),
+            right_empty: r.files_before.is_empty() && r.files_after.is_empty() && r.filesystem_effects.is_empty(),
+            ..Found::plain(dimensions::filesystem(l, r))
+        },
+        _ => {
+            let p = dimensions::process(l, r);
+            Found {
+                proven: p.proven,
+                left_empty: l.process_samples.is_empty(),
+                right_empty: r.process_samples.is_empty(),
+                ..Found::plain(p.findings)
+            }
+        }
     }
-    (dimensions, candidates)
 }
 
-/// Builds the comparison record (the `normalized_result`), with a `trace`
-/// object when `trace` is given.
-pub fn compare_records(l: &CaptureRecord, r: &CaptureRecord, trace: Option<&TraceSpec>) -> Value {
-    let (mut dimensions, mut candidates) = classify(l, r);
-    let trace_result = trace.map(|spec| {
-        let result = trace::compare_traces(l, r, spec);
-        trace::apply(&result, spec, l, r, &mut dimensions);
-        result
-    });
-    let verdict = trace_result.as_ref().map(|t| t.verdict);
-    if verdict == Some(trace::Verdict::Equivalent) {
-        // The trace accepted these dimensions; their exact differences are not divergences.
-        candidates.retain(|c| dimensions.iter().any(|d| d.dimension == c.dimension && d.status != "unchanged"));
-    }
-    let complete = dimensions.iter().all(|d| !matches!(d.status, "unknown" | "truncated"));
+const SAMPLING_REASON: &str = "Process samples differ only in processes seen in a single sampling pass; periodic sampling can miss a short-lived process or see it before its exec, so this is not proof of a behavioural difference.";
 
-    let status = if dimensions.iter().any(|d| matches!(d.status, "changed" | "added" | "removed")) {
-        "changed"
-    } else if dimensions.iter().any(|d| d.status == "truncated") {
-        "truncated"
-    } else if dimensions.iter().any(|d| d.status == "unknown") {
-        "unknown"
+fn status_of(found: &Found, unknown: Vec<String>, truncated: Vec<String>) -> (&'static str, Vec<String>) {
+    let equal = found.findings.is_empty();
+    if !unknown.is_empty() {
+        ("unknown", unknown)
+    } else if !truncated.is_empty() && (equal || !found.observed_despite_truncation) {
+        ("truncated", truncated)
+    } else if equal {
+        ("unchanged", Vec::new())
+    } else if !found.proven {
+        ("unknown", vec![SAMPLING_REASON.to_owned()])
+    } else if found.left_empty {
+        ("added", Vec::new())
+    } else if found.right_empty {
+        ("removed", Vec::new())
     } else {
-        "unchanged"
-    };
+        ("changed", Vec::new())
+    }
+}
 
-    // Earliest candidate by min(left, right) at_ms; null sorts last; ties keep dimension order.
-    candidates.sort_by_key(|c| match (c.left_at_ms, c.right_at_ms) {
-        (Some(a), Some(b)) => a.min(b),
-        (Some(a), None) | (None, Some(a)) => a,
-        (None, None) => u64::MAX,
-    });
-    let earliest = candidates.into_iter().next().map(|c| {
-        json!({
-            "dimension": c.dimension,
-            "index": c.index,
-            "left_at_ms": c.left_at_ms,
-            "right_at_ms": c.right_at_ms,
-            "left": c.left,
-            "right": c.right,
-        })
-    });
-    let first_divergence = match (complete, earliest) {
+/// Each dimension's own status, with every difference found (sorted).
+fn classify(l: &CaptureRecord, r: &CaptureRecord, options: CompareOptions) -> Vec<(DimensionResult, Vec<Difference>)> {
+    let mut out = Vec::new();
+    for dimension in DIMENSIONS {
+        let found = find(dimension, l, r, options);
+        let mut unknown = residual_reasons(l, dimension);
+        unknown.extend(residual_reasons(r, dimension));
+        let mut truncated = truncation_reasons(l, "Left", dimension);
+        truncated.extend(truncation_reasons(r, "Right", dimension));
+        let (status, mut reasons) = status_of(&found, unknown, truncated);
+        reasons.dedup();
+        let mut all = found.findings.differences;
+        all.sort_by_key(|d| d.order);
+        let shown: Vec<Difference> = all.iter().take(MAX_DIFFERENCES).cloned().collect();
+        let result = DimensionResult {
+            dimension,
+            status,
+            exact_status: None,
+            reasons,
+            differences_omitted: all.len() - shown.len(),
+            differences: shown,
+            timing_deltas: found.findings.timing_deltas,
+        };
+        out.push((result, all));
+    }
+    out
+}
+
+fn shows_change(status: &str) -> bool {
+    matches!(status, "changed" | "added" | "removed")
+}
+
+/// Process sampling never locates the first divergence, so it neither
+/// supplies one nor makes it unlocatable.
+fn behavioural(d: &DimensionResult) -> bool {
+    d.dimension != "process"
+}
+
+/// The earliest difference, in segment order, of a behavioural dimension
+/// that still shows one (a trace may have settled a dimension's differences).
+fn earliest(dimensions: &[DimensionResult], all: &[Vec<Difference>]) -> Option<Value> {
+    let (_, dimension, d) = dimensions
+        .iter()
+        .zip(all)
+        .filter(|(d, _)| behavioural(d) && d.status != "unchanged")
+        .filter_map(|(d, diffs)| diffs.first().map(|x| (x.order, d.dimension, x)))
+        .min_by_key(|(order, ..)| *order)?;
+    let mut v = json!({"dimension": dimension, "segment": d.order.0, "path": d.path, "left": d.left, "right": d.right});
+    if let Some(location) = &d.location {
+        merge(&mut v, json!({ "location": location }));
+    }
+    Some(v)
+}
+
+/// Whether a dimension was fully observed.
+fn complete(d: &DimensionResult) -> bool {
+    !matches!(d.status, "unknown" | "truncated")
+}
+
+/// The first divergence. Filesystem effects are observed after settlement,
+/// after everything the other dimensions record, so an incompletely
+/// observed filesystem (for example, no observation paths) cannot hide an
+/// earlier difference found in a completely observed terminal, interaction
+/// and exit; it only leaves "no divergence" unproven.
+fn first_divergence(dimensions: &[DimensionResult], all: &[Vec<Difference>], status: &str) -> Value {
+    let before_filesystem = dimensions.iter().filter(|d| behavioural(d) && d.dimension != "filesystem").all(complete);
+    let filesystem_complete = dimensions.iter().filter(|d| d.dimension == "filesystem").all(complete);
+    let found = earliest(dimensions, all);
+    let found_before_filesystem = found.as_ref().is_some_and(|f| f["dimension"] != "filesystem");
+    let complete = before_filesystem && (filesystem_complete || found_before_filesystem);
+    let behavioural_change = dimensions.iter().any(|d| behavioural(d) && shows_change(d.status));
+    match (complete, found) {
         (true, Some(mut found)) => {
             merge(&mut found, json!({"status": "found"}));
             found
         }
-        (true, None) if status == "changed" => json!({
+        (true, None) if behavioural_change => json!({
             "status": "unknown",
             "reason": "The trace comparison found a difference that no single observation locates; see trace.diagnostic.",
+            "earliest_observed_difference": null,
+        }),
+        (true, None) if status == "changed" => json!({
+            "status": "unknown",
+            "reason": "Only process samples differ; periodic sampling does not locate a behavioural divergence.",
             "earliest_observed_difference": null,
         }),
         (true, None) => json!({"status": "none"}),
@@ -387,8 +436,40 @@ pub fn compare_records(l: &CaptureRecord, r: &CaptureRecord, trace: Option<&Trac
             "reason": "At least one dimension is truncated or has residual unknowns, so the first divergence across all dimensions cannot be located.",
             "earliest_observed_difference": earliest,
         }),
-    };
+    }
+}
 
+/// Builds the comparison record (the `normalized_result`) with the default
+/// options, with a `trace` object when `trace` is given.
+pub fn compare_records(l: &CaptureRecord, r: &CaptureRecord, trace: Option<&TraceSpec>) -> Value {
+    compare_records_with(l, r, trace, CompareOptions::default())
+}
+
+/// Builds the comparison record (the `normalized_result`) under `options`,
+/// with a `trace` object when `trace` is given.
+pub fn compare_records_with(
+    l: &CaptureRecord,
+    r: &CaptureRecord,
+    trace: Option<&TraceSpec>,
+    options: CompareOptions,
+) -> Value {
+    let (mut dimensions, all): (Vec<DimensionResult>, Vec<Vec<Difference>>) =
+        classify(l, r, options).into_iter().unzip();
+    let trace_result = trace.map(|spec| {
+        let result = trace::compare_traces(l, r, spec);
+        trace::apply(&result, spec, l, r, &mut dimensions);
+        result
+    });
+    let status = if dimensions.iter().any(|d| shows_change(d.status)) {
+        "changed"
+    } else if dimensions.iter().any(|d| d.status == "truncated") {
+        "truncated"
+    } else if dimensions.iter().any(|d| d.status == "unknown") {
+        "unknown"
+    } else {
+        "unchanged"
+    };
+    let first_divergence = first_divergence(&dimensions, &all, status);
     let mut limitations: Vec<String> = Vec::new();
     let mut push = |s: &str| {
         if !limitations.iter().any(|l| l == s) {

@@ -149,6 +149,11 @@ pub struct Frame {
     /// The original text, present only when normalization changed it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub raw_data: Option<String>,
+    /// The bytes behind each U+FFFD that decoding put in this chunk, as
+    /// lowercase hex, one space-separated group per invalid sequence in
+    /// order; present only when the PTY sent invalid UTF-8.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invalid_utf8: Option<String>,
 }
 
 /// A rendered terminal state.

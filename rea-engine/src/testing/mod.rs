@@ -100,8 +100,9 @@ pub fn capture_record(r: &ResolvedScenario) -> CaptureRecord {
             at_ms: 10,
             data: "ready on port <port>\r\n".into(),
             raw_data: Some("ready on port 8080\r\n".into()),
+            invalid_utf8: None,
         },
-        Frame { sequence: 1, at_ms: 20, data: "done\r\n".into(), raw_data: None },
+        Frame { sequence: 1, at_ms: 20, data: "done\r\n".into(), raw_data: None, invalid_utf8: None },
     ];
     let lines = vec!["ready on port <port>".to_owned(), "done".to_owned()];
     let serialized_state = "ready on port <port>\r\ndone\r\n".to_owned();

@@ -89,7 +89,13 @@ impl RecordBuilder {
     /// A raw chunk of normalized text `data` at `at_ms`.
     pub(in crate::compare) fn frame(mut self, at_ms: u64, data: &str) -> Self {
         let sequence = self.record.frames.len();
-        self.record.frames.push(Frame { sequence: sequence as u64, at_ms, data: data.into(), raw_data: None });
+        self.record.frames.push(Frame {
+            sequence: sequence as u64,
+            at_ms,
+            data: data.into(),
+            raw_data: None,
+            invalid_utf8: None,
+        });
         let raw = &mut self.record.truncation_details.raw_terminal;
         raw.observed_chunks += 1;
         raw.retained_chunks += 1;

@@ -1,0 +1,225 @@
+//! Comparison of behaviour, not transport: engine tests on built records.
+
+use serde_json::{Value, json};
+
+use super::trace::testkit::RecordBuilder;
+use super::{CompareOptions, compare_records, compare_records_with};
+use crate::evidence::{CaptureRecord, ProcessSample};
+
+fn dimension<'a>(result: &'a Value, name: &str) -> &'a Value {
+    result["dimensions"].as_array().unwrap().iter().find(|d| d["dimension"] == name).unwrap()
+}
+
+fn status(result: &Value, name: &str) -> String {
+    dimension(result, name)["status"].as_str().unwrap().to_owned()
+}
+
+#[test]
+fn the_same_text_in_other_chunks_at_other_times_is_unchanged() {
+    let a = RecordBuilder::new().frame(0, "hel").frame(10, "lo\r\n").frame(10, "bye\r\n").exit(0).settle(50).build();
+    let b = RecordBuilder::new().frame(40, "hello\r").frame(90, "\nbye\r\n").exit(0).settle(61).build();
+    let result = compare_records(&a, &b, None);
+    assert_eq!(result["status"], "unchanged", "{result}");
+    assert_eq!(result["first_divergence"], json!({"status": "none"}));
+    assert_eq!(dimension(&result, "terminal")["differences"], json!([]));
+    // The settlement delta is listed although within the tolerance.
+    let deltas = &dimension(&result, "exit")["timing_deltas"];
+    assert_eq!(
+        deltas,
+        &json!([{"path": "settlement.elapsed_ms", "left_ms": 50, "right_ms": 61, "delta_ms": 11, "within_tolerance": true}])
+    );
+}
+
+fn prompt(answer: &str) -> CaptureRecord {
+    RecordBuilder::new()
+        .frame(0, "name? ")
+        .input(100, 101, "ada\r")
+        .frame(110, "ada\r\n")
+        .frame(120, &format!("hello ada\r\nanswer {answer}\r\n"))
+        .exit(0)
+        .settle(50)
+        .build()
+}
+
+#[test]
+fn a_changed_byte_is_located_by_segment_line_and_column() {
+    let result = compare_records(&prompt("42"), &prompt("43"), None);
+    assert_eq!(result["status"], "changed");
+    assert_eq!(status(&result, "terminal"), "changed");
+    assert_eq!(status(&result, "interaction"), "unchanged");
+    let d = &dimension(&result, "terminal")["differences"];
+    assert_eq!(d.as_array().unwrap().len(), 1);
+    assert_eq!(d[0]["path"], "terminal.segments[1]");
+    assert_eq!(d[0]["location"], json!({"segment": 1, "byte_offset": 24, "line": 3, "column": 9}));
+    assert_eq!(d[0]["left"], "ada\r\nhello ada\r\nanswer 42\r\n");
+    assert_eq!(d[0]["right"], "ada\r\nhello ada\r\nanswer 43\r\n");
+    let first = &result["first_divergence"];
+    assert_eq!(first["status"], "found");
+    assert_eq!(first["dimension"], "terminal");
+    assert_eq!(first["path"], "terminal.segments[1]");
+    assert_eq!(first["segment"], 1);
+}
+
+#[test]
+fn a_prompt_printed_after_the_input_is_a_difference_in_the_first_segment() {
+    let before = prompt("42");
+    let after = RecordBuilder::new()
+        .input(100, 101, "ada\r")
+        .frame(110, "name? ")
+        .frame(110, "ada\r\n")
+        .frame(120, "hello ada\r\nanswer 42\r\n")
+        .exit(0)
+        .settle(50)
+        .build();
+    let result = compare_records(&before, &after, None);
+    assert_eq!(status(&result, "terminal"), "changed");
+    let first = &result["first_divergence"];
+    assert_eq!(first["path"], "terminal.segments[0]", "{first}");
+    assert_eq!(first["location"], json!({"segment": 0, "byte_offset": 0, "line": 1, "column": 1}));
+    assert_eq!((first["left"].as_str(), first["right"].as_str()), (Some("name? "), Some("")));
+}
+
+#[test]
+fn screens_count_at_segment_ends_only_and_a_cell_is_located() {
+    let a = RecordBuilder::new()
+        .rendered(0, &["loading"])
+        .rendered(5, &["$ ready", "value 42"])
+        .input(100, 101, "q")
+        .rendered(150, &["bye"])
+        .exit(0)
+        .build();
+    // No intermediate screen, other times: the same behaviour.
+    let b = RecordBuilder::new()
+        .rendered(20, &["$ ready", "value 42"])
+        .input(100, 130, "q")
+        .rendered(170, &["bye"])
+        .exit(0)
+        .build();
+    assert_eq!(compare_records(&a, &b, None)["status"], "unchanged");
+    let c = RecordBuilder::new()
+        .rendered(20, &["$ ready", "value 43"])
+        .input(100, 130, "q")
+        .rendered(170, &["bye"])
+        .exit(0)
+        .build();
+    let result = compare_records(&a, &c, None);
+    assert_eq!(status(&result, "terminal"), "changed");
+    let first = &result["first_divergence"];
+    assert_eq!(first["path"], "terminal.screens[0].lines[1]", "{first}");
+    assert_eq!(first["location"], json!({"segment": 0, "row": 2, "column": 8}));
+    assert_eq!((first["left"].as_str(), first["right"].as_str()), (Some("value 42"), Some("value 43")));
+}
+
+#[test]
+fn timing_differs_only_beyond_the_tolerance() {
+    let a = RecordBuilder::new().input(100, 101, "x\r").exit(0).settle(50).build();
+    let b = RecordBuilder::new().input(100, 180, "x\r").exit(0).settle(200).build();
+    let default = compare_records(&a, &b, None);
+    assert_eq!(default["status"], "unchanged", "{default}");
+    let deltas = &dimension(&default, "interaction")["timing_deltas"];
+    assert_eq!(deltas[0]["path"], "interaction_events[0].dispatched_at_ms");
+    assert_eq!(deltas[0]["delta_ms"], 79);
+    let strict = compare_records_with(&a, &b, None, CompareOptions { timing_tolerance_ms: 0 });
+    assert_eq!(status(&strict, "interaction"), "changed");
+    assert_eq!(status(&strict, "exit"), "changed");
+    assert_eq!(dimension(&strict, "exit")["differences"][0]["path"], "settlement.elapsed_ms");
+    // The interaction happened before the exit.
+    assert_eq!(strict["first_divergence"]["path"], "interaction_events[0].dispatched_at_ms");
+    let tight = compare_records_with(&a, &b, None, CompareOptions { timing_tolerance_ms: 100 });
+    assert_eq!((status(&tight, "interaction"), status(&tight, "exit")), ("unchanged".into(), "changed".into()));
+}
+
+fn child(mut r: CaptureRecord, at_ms: u64, command: &str) -> CaptureRecord {
+    r.process_samples.push(ProcessSample {
+        at_ms,
+        pid: 2,
+        parent_pid: 1,
+        command: command.into(),
+        process_group_id: Some(1),
+        session_id: Some(1),
+    });
+    r
+}
+
+#[test]
+fn process_sampling_is_honest_and_never_the_first_divergence() {
+    // The root's own command line may differ.
+    let a = RecordBuilder::new().sample(0, "/authority/bin/tool --x").exit(0).build();
+    let b = RecordBuilder::new().sample(0, "/rewrite/tool --x").exit(0).build();
+    assert_eq!(compare_records(&a, &b, None)["status"], "unchanged");
+    // A child seen in one pass may have been missed on the other side.
+    let once = child(b.clone(), 10, "sleep 1");
+    let result = compare_records(&a, &once, None);
+    assert_eq!(status(&result, "process"), "unknown");
+    assert_eq!(result["status"], "unknown");
+    assert_eq!(result["first_divergence"], json!({"status": "none"}));
+    assert_eq!(dimension(&result, "process")["differences"][0]["right"], "seen in 1 sampling passes");
+    // Seen in two passes: a proven difference, but still not the first divergence.
+    let twice = child(child(b.clone(), 10, "sleep 1"), 20, "sleep 1");
+    let result = compare_records(&a, &twice, None);
+    assert_eq!(status(&result, "process"), "changed");
+    assert_eq!(result["first_divergence"]["status"], "unknown");
+    let mut with_exit = twice;
+    with_exit.exit.code = Some(1);
+    let result = compare_records(&a, &with_exit, None);
+    assert_eq!(result["first_divergence"]["path"], "exit.code");
+}
+
+fn truncated_text(text: &str) -> CaptureRecord {
+    RecordBuilder::new().frame(0, text).dropped_frame().exit(0).build()
+}
+
+#[test]
+fn a_difference_in_the_retained_part_of_a_truncated_terminal_is_changed() {
+    let body = "0123456789abcdef\r\n".repeat(20_000);
+    let same = compare_records(&truncated_text(&body), &truncated_text(&body), None);
+    assert_eq!(status(&same, "terminal"), "truncated");
+    let changed = body.replacen("0123", "0124", 1);
+    let result = compare_records(&truncated_text(&body), &truncated_text(&changed), None);
+    assert_eq!(status(&result, "terminal"), "changed");
+    assert_eq!(result["status"], "changed");
+    // Near the end, later chunks may follow an omission: not proof.
+    let mut tail = body.clone();
+    tail.replace_range(body.len() - 4..body.len() - 3, "X");
+    let result = compare_records(&truncated_text(&body), &truncated_text(&tail), None);
+    assert_eq!(status(&result, "terminal"), "truncated");
+    assert_eq!(dimension(&result, "terminal")["differences"][0]["path"], "terminal.segments[0]");
+}
+
+#[test]
+fn differences_are_bounded_and_counted() {
+    let mut a = RecordBuilder::new().exit(0);
+    let mut b = RecordBuilder::new().exit(0);
+    for i in 0..25 {
+        a = a.created_file(&format!("f{i:02}"), "aa");
+        b = b.created_file(&format!("f{i:02}"), "bb");
+    }
+    let result = compare_records(&a.build(), &b.build(), None);
+    let fs = dimension(&result, "filesystem");
+    assert_eq!(fs["status"], "changed");
+    // Only the digest differs: one difference per file.
+    assert_eq!(fs["differences"].as_array().unwrap().len(), 20);
+    assert_eq!(fs["differences_omitted"], 5);
+    assert_eq!(fs["differences"][0]["path"], "files_after[\"root_0:f00\"].sha256");
+    assert_eq!(fs["differences"][0]["left"], "aa");
+}
+
+#[test]
+fn outputs_differing_only_in_an_invalid_byte_are_changed() {
+    let with = |hex: &str| {
+        let mut r = RecordBuilder::new().frame(0, "a\u{FFFD}b\r\n").exit(0).build();
+        r.frames[0].invalid_utf8 = Some(hex.into());
+        r
+    };
+    assert_eq!(compare_records(&with("ff"), &with("ff"), None)["status"], "unchanged");
+    let result = compare_records(&with("ff"), &with("fe"), None);
+    assert_eq!(status(&result, "terminal"), "changed");
+    assert_eq!(result["first_divergence"]["path"], "terminal.segments[0].invalid_utf8");
+    assert_eq!(
+        (result["first_divergence"]["left"].as_str(), result["first_divergence"]["right"].as_str()),
+        (Some("ff"), Some("fe"))
+    );
+    // A real U+FFFD printed by the program is not an invalid byte.
+    let printed = RecordBuilder::new().frame(0, "a\u{FFFD}b\r\n").exit(0).build();
+    assert_eq!(status(&compare_records(&printed, &with("ff"), None), "terminal"), "changed");
+}

@@ -1,0 +1,229 @@
+//! What a comparison reports: differences users can act on (a field path,
+//! both values, a location) and every timing delta with its tolerance.
+
+use serde::Serialize;
+use serde_json::Value;
+
+/// Differences listed per dimension; the rest are counted.
+pub const MAX_DIFFERENCES: usize = 20;
+
+/// Characters of text shown on each side of an excerpt.
+pub(super) const EXCERPT_CHARS: usize = 40;
+
+/// Where in a dimension's observations a difference lies. Lines, columns
+/// and rows count from 1; `byte_offset` counts UTF-8 bytes from 0 within the
+/// segment's normalized text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum Location {
+    /// A position in a terminal text segment.
+    Stream {
+        /// Segment index: 0 is before the first dispatched event.
+        segment: usize,
+        /// Byte offset in the segment.
+        byte_offset: usize,
+        /// Line in the segment (from 1).
+        line: usize,
+        /// Column in characters (from 1).
+        column: usize,
+    },
+    /// A cell of a rendered screen.
+    Screen {
+        /// The segment the screen ends (the last one is the final screen).
+        segment: usize,
+        /// Row (from 1).
+        row: usize,
+        /// Column in characters (from 1).
+        column: usize,
+    },
+    /// A position in an ordered list (events, signals, samples).
+    Index {
+        /// The segment in which the item happened.
+        segment: usize,
+        /// Position in its list.
+        index: usize,
+    },
+}
+
+/// One observed difference.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Difference {
+    /// Field path or stream location, e.g. `exit.code`, `terminal.segments[1]`.
+    pub path: String,
+    /// The left value, or an excerpt of left text.
+    pub left: Value,
+    /// The right value, or an excerpt of right text.
+    pub right: Value,
+    /// Where it lies, when a finer position than the path exists.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub location: Option<Location>,
+    /// Ordering key for the first divergence: (segment, phase, position).
+    #[serde(skip)]
+    pub(super) order: (usize, u8, usize),
+}
+
+/// Phases within a segment, in the order things happen.
+pub(super) mod phase {
+    /// Text printed during the segment.
+    pub(in crate::compare) const STREAM: u8 = 0;
+    /// The screen at the segment's end.
+    pub(in crate::compare) const SCREEN: u8 = 1;
+    /// The interaction event that ends the segment.
+    pub(in crate::compare) const EVENT: u8 = 2;
+    /// How the process ended (in the last segment).
+    pub(in crate::compare) const EXIT: u8 = 3;
+    /// Filesystem effects, observed after settlement.
+    pub(in crate::compare) const FILESYSTEM: u8 = 4;
+    /// Process samples.
+    pub(in crate::compare) const PROCESS: u8 = 5;
+}
+
+/// A timing value on both sides.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TimingDelta {
+    /// Field path, e.g. `settlement.elapsed_ms`.
+    pub path: String,
+    /// Left milliseconds.
+    pub left_ms: u64,
+    /// Right milliseconds.
+    pub right_ms: u64,
+    /// `right_ms - left_ms`.
+    pub delta_ms: i64,
+    /// Whether `|delta_ms|` is at most the tolerance.
+    pub within_tolerance: bool,
+}
+
+/// Collects one dimension's differences and timing deltas.
+#[derive(Debug, Default)]
+pub(super) struct Findings {
+    /// Every difference, in discovery order (sorted and cut when reported).
+    pub(super) differences: Vec<Difference>,
+    /// Every timing delta.
+    pub(super) timing_deltas: Vec<TimingDelta>,
+}
+
+impl Findings {
+    /// Records a difference when `left != right`.
+    pub(super) fn field<T: Serialize + PartialEq>(
+        &mut self,
+        path: &str,
+        left: &T,
+        right: &T,
+        order: (usize, u8, usize),
+    ) {
+        if left != right {
+            self.push(path.to_owned(), to_value(left), to_value(right), None, order);
+        }
+    }
+
+    /// Records a difference.
+    pub(super) fn push(
+        &mut self,
+        path: String,
+        left: Value,
+        right: Value,
+        location: Option<Location>,
+        order: (usize, u8, usize),
+    ) {
+        self.differences.push(Difference { path, left, right, location, order });
+    }
+
+    /// Records a timing delta; beyond `tolerance` it is also a difference.
+    pub(super) fn timing(&mut self, path: &str, left: u64, right: u64, tolerance: u64, order: (usize, u8, usize)) {
+        let delta = i64::try_from(right).unwrap_or(i64::MAX).saturating_sub(i64::try_from(left).unwrap_or(i64::MAX));
+        let within_tolerance = left.abs_diff(right) <= tolerance;
+        self.timing_deltas.push(TimingDelta {
+            path: path.to_owned(),
+            left_ms: left,
+            right_ms: right,
+            delta_ms: delta,
+            within_tolerance,
+        });
+        if !within_tolerance {
+            self.push(path.to_owned(), left.into(), right.into(), None, order);
+        }
+    }
+
+    /// Whether nothing differs.
+    pub(super) fn is_empty(&self) -> bool {
+        self.differences.is_empty()
+    }
+}
+
+/// Serializes a value that cannot fail to serialize (plain record data).
+pub(super) fn to_value<T: Serialize>(v: &T) -> Value {
+    serde_json::to_value(v).unwrap_or(Value::Null)
+}
+
+/// The first difference between two texts: byte offset (at a character
+/// boundary), line and column (from 1), and an excerpt of each side.
+pub(super) fn text_difference(left: &str, right: &str) -> Option<(usize, usize, usize, String, String)> {
+    if left == right {
+        return None;
+    }
+    let common = left.bytes().zip(right.bytes()).take_while(|(a, b)| a == b).count();
+    let mut offset = common;
+    while !left.is_char_boundary(offset) || !right.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    let before = &left[..offset];
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let column = before[line_start..].chars().count() + 1;
+    Some((offset, line, column, excerpt(left, offset), excerpt(right, offset)))
+}
+
+/// Up to [`EXCERPT_CHARS`] characters before and after `offset`, with `…`
+/// where text was cut.
+pub(super) fn excerpt(text: &str, offset: usize) -> String {
+    let head = &text[..offset];
+    let start = head.char_indices().rev().nth(EXCERPT_CHARS - 1).map_or(0, |(i, _)| i);
+    let tail = &text[offset..];
+    let end = tail.char_indices().nth(EXCERPT_CHARS).map_or(text.len(), |(i, _)| offset + i);
+    let mut out = String::new();
+    if start > 0 {
+        out.push('…');
+    }
+    out.push_str(&text[start..end]);
+    if end < text.len() {
+        out.push('…');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_differences_name_the_line_and_column() {
+        let (offset, line, column, l, r) = text_difference("a\r\nanswer 42\r\n", "a\r\nanswer 43\r\n").unwrap();
+        assert_eq!((offset, line, column), (11, 2, 9));
+        assert_eq!((l.as_str(), r.as_str()), ("a\r\nanswer 42\r\n", "a\r\nanswer 43\r\n"));
+        // A shorter side differs where it ends; multi-byte characters keep boundaries.
+        let (offset, ..) = text_difference("é1", "é").unwrap();
+        assert_eq!(offset, 2);
+        let (offset, _, column, ..) = text_difference("aé", "aè").unwrap();
+        assert_eq!((offset, column), (1, 2));
+        assert!(text_difference("same", "same").is_none());
+    }
+
+    #[test]
+    fn excerpts_are_short_and_marked_where_cut() {
+        let long = "x".repeat(100) + "Y" + &"z".repeat(100);
+        let e = excerpt(&long, 100);
+        assert_eq!(e, format!("…{}Y{}…", "x".repeat(40), "z".repeat(39)));
+    }
+
+    #[test]
+    fn timings_beyond_the_tolerance_are_differences_and_all_are_listed() {
+        let mut f = Findings::default();
+        f.timing("settlement.elapsed_ms", 50, 120, 100, (0, phase::EXIT, 0));
+        f.timing("exit.finalization.elapsed_ms", 300, 100, 100, (0, phase::EXIT, 1));
+        assert_eq!(f.timing_deltas.len(), 2);
+        assert!(f.timing_deltas[0].within_tolerance);
+        assert_eq!(f.timing_deltas[1].delta_ms, -200);
+        assert_eq!(f.differences.len(), 1);
+        assert_eq!(f.differences[0].path, "exit.finalization.elapsed_ms");
+    }
+}

@@ -1,0 +1,180 @@
+//! The interaction, exit, filesystem and process dimensions: exact fields,
+//! timing values within the tolerance, and field paths for each difference.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::Value;
+
+use super::diff::{Findings, Location, phase, to_value};
+use crate::evidence::{CaptureRecord, FileEffect, FileState, InteractionEvent, InteractionOutcome};
+
+/// Segment index that event `i` ends (dispatched events before it).
+fn segment_of_event(events: &[InteractionEvent], i: usize) -> usize {
+    events[..i.min(events.len())].iter().filter(|e| e.outcome == InteractionOutcome::Dispatched).count()
+}
+
+fn last_segment(l: &CaptureRecord, r: &CaptureRecord) -> usize {
+    let n = |x: &CaptureRecord| segment_of_event(&x.interaction_events, x.interaction_events.len());
+    n(l).max(n(r))
+}
+
+/// Type, data (redacted stays redacted), outcome and order exactly;
+/// `dispatched_at_ms` within the tolerance.
+pub(super) fn interaction(l: &CaptureRecord, r: &CaptureRecord, tolerance: u64) -> Findings {
+    let mut f = Findings::default();
+    let (a, b) = (&l.interaction_events, &r.interaction_events);
+    for i in 0..a.len().max(b.len()) {
+        let segment = segment_of_event(if i < a.len() { a } else { b }, i);
+        let order = (segment, phase::EVENT, i);
+        let path = format!("interaction_events[{i}]");
+        match (a.get(i), b.get(i)) {
+            (Some(x), Some(y)) => {
+                f.field(&format!("{path}.type"), &x.kind, &y.kind, order);
+                f.field(&format!("{path}.data"), &x.data, &y.data, order);
+                f.field(&format!("{path}.outcome"), &x.outcome, &y.outcome, order);
+                f.field(&format!("{path}.reason"), &x.reason, &y.reason, order);
+                f.field(&format!("{path}.scheduled_at_ms"), &x.scheduled_at_ms, &y.scheduled_at_ms, order);
+                f.timing(&format!("{path}.dispatched_at_ms"), x.dispatched_at_ms, y.dispatched_at_ms, tolerance, order);
+            }
+            (x, y) => f.push(path, to_value(&x), to_value(&y), Some(Location::Index { segment, index: i }), order),
+        }
+    }
+    f
+}
+
+/// Code, signal, reason, finalization exit code and the ordered
+/// `(signal, delivery)` attempts exactly; settlement state and cleanup
+/// outcome exactly; every time within the tolerance.
+pub(super) fn exit(l: &CaptureRecord, r: &CaptureRecord, tolerance: u64) -> Findings {
+    let mut f = Findings::default();
+    let s = last_segment(l, r);
+    let mut n = 0;
+    let mut order = || {
+        n += 1;
+        (s, phase::EXIT, n)
+    };
+    let (a, b) = (&l.exit, &r.exit);
+    f.field("exit.code", &a.code, &b.code, order());
+    f.field("exit.signal", &a.signal, &b.signal, order());
+    f.field("exit.reason", &a.reason, &b.reason, order());
+    match (&a.finalization, &b.finalization) {
+        (Some(x), Some(y)) => {
+            f.field("exit.finalization.requested_ms", &x.requested_ms, &y.requested_ms, order());
+            f.field("exit.finalization.exit_code", &x.exit_code, &y.exit_code, order());
+            match (x.elapsed_ms, y.elapsed_ms) {
+                (Some(p), Some(q)) => f.timing("exit.finalization.elapsed_ms", p, q, tolerance, order()),
+                (p, q) => f.field("exit.finalization.elapsed_ms", &p, &q, order()),
+            }
+            for i in 0..x.signals.len().max(y.signals.len()) {
+                let path = format!("exit.finalization.signals[{i}]");
+                match (x.signals.get(i), y.signals.get(i)) {
+                    (Some(p), Some(q)) => {
+                        let o = order();
+                        f.field(&format!("{path}.signal"), &p.signal, &q.signal, o);
+                        f.field(&format!("{path}.delivery"), &p.delivery, &q.delivery, o);
+                        f.timing(&format!("{path}.sent_at_ms"), p.sent_at_ms, q.sent_at_ms, tolerance, o);
+                    }
+                    (p, q) => f.push(path, to_value(&p), to_value(&q), None, order()),
+                }
+            }
+        }
+        (x, y) => f.field("exit.finalization", x, y, order()),
+    }
+    let (x, y) = (&l.settlement, &r.settlement);
+    f.field("settlement.state", &x.state, &y.state, order());
+    f.field("settlement.cleanup_outcome", &x.cleanup_outcome, &y.cleanup_outcome, order());
+    f.timing("settlement.elapsed_ms", x.elapsed_ms, y.elapsed_ms, tolerance, order());
+    f
+}
+
+fn effects(r: &CaptureRecord) -> BTreeMap<&str, &FileEffect> {
+    r.filesystem_effects.iter().map(|e| (e.path.as_str(), e)).collect()
+}
+
+fn by_path(list: &[FileState]) -> BTreeMap<&str, &FileState> {
+    list.iter().map(|s| (s.path.as_str(), s)).collect()
+}
+
+/// Snapshots and effects, path by path.
+pub(super) fn filesystem(l: &CaptureRecord, r: &CaptureRecord) -> Findings {
+    let mut f = Findings::default();
+    let s = last_segment(l, r);
+    let mut n = 0;
+    for (name, a, b) in
+        [("files_before", &l.files_before, &r.files_before), ("files_after", &l.files_after, &r.files_after)]
+    {
+        let (a, b) = (by_path(a), by_path(b));
+        let paths: BTreeSet<&str> = a.keys().chain(b.keys()).copied().collect();
+        for p in paths {
+            n += 1;
+            let path = format!("{name}[{p:?}]");
+            match (a.get(p), b.get(p)) {
+                (Some(x), Some(y)) => {
+                    let o = (s, phase::FILESYSTEM, n);
+                    f.field(&format!("{path}.type"), &x.kind, &y.kind, o);
+                    f.field(&format!("{path}.mode"), &x.mode, &y.mode, o);
+                    f.field(&format!("{path}.size"), &x.size, &y.size, o);
+                    f.field(&format!("{path}.sha256"), &x.sha256, &y.sha256, o);
+                    f.field(&format!("{path}.symlink_target"), &x.symlink_target, &y.symlink_target, o);
+                }
+                (x, y) => f.push(path, to_value(&x), to_value(&y), None, (s, phase::FILESYSTEM, n)),
+            }
+        }
+    }
+    let (a, b) = (effects(l), effects(r));
+    let paths: BTreeSet<&str> = a.keys().chain(b.keys()).copied().collect();
+    for p in paths {
+        n += 1;
+        let (x, y) = (a.get(p).map(|e| &e.status), b.get(p).map(|e| &e.status));
+        f.field(&format!("filesystem_effects[{p:?}].status"), &x, &y, (s, phase::FILESYSTEM, n));
+    }
+    f
+}
+
+/// What the process dimension found: differences, and whether each is
+/// proven (seen in at least two sampling passes on the side that has it).
+pub(super) struct ProcessFindings {
+    pub(super) findings: Findings,
+    pub(super) proven: bool,
+}
+
+/// Distinct non-root processes as `(command, parent command)`, with the
+/// number of sampling passes (distinct `at_ms`) that saw each. The root's
+/// own command line may differ by contract and is left out, and PIDs are
+/// replaced by the commands they stand for, so numbering never matters.
+fn processes(r: &CaptureRecord) -> BTreeMap<(String, String), BTreeSet<u64>> {
+    let command: BTreeMap<u64, &str> = r.process_samples.iter().map(|s| (s.pid, s.command.as_str())).collect();
+    let mut out: BTreeMap<(String, String), BTreeSet<u64>> = BTreeMap::new();
+    for s in r.process_samples.iter().filter(|s| s.pid != 1) {
+        let parent = if s.parent_pid == 1 { "<root>" } else { command.get(&s.parent_pid).copied().unwrap_or("") };
+        out.entry((s.command.clone(), parent.to_owned())).or_default().insert(s.at_ms);
+    }
+    out
+}
+
+/// Processes seen on one side only. Sampling can miss a short-lived
+/// process or see it before its `exec`, so only a process seen in two or
+/// more passes on one side and never on the other is a proven difference.
+pub(super) fn process(l: &CaptureRecord, r: &CaptureRecord) -> ProcessFindings {
+    let mut f = Findings::default();
+    let (a, b) = (processes(l), processes(r));
+    let s = last_segment(l, r);
+    let mut proven = false;
+    let keys: BTreeSet<&(String, String)> = a.keys().chain(b.keys()).collect();
+    for (n, key) in keys.into_iter().enumerate() {
+        let (x, y) = (a.get(key).map_or(0, BTreeSet::len), b.get(key).map_or(0, BTreeSet::len));
+        if (x == 0) != (y == 0) {
+            proven |= x.max(y) >= 2;
+            let seen =
+                |c: usize| if c == 0 { Value::Null } else { Value::from(format!("seen in {c} sampling passes")) };
+            f.push(
+                format!("process_samples[command={:?}, parent={:?}]", key.0, key.1),
+                seen(x),
+                seen(y),
+                None,
+                (s, phase::PROCESS, n),
+            );
+        }
+    }
+    ProcessFindings { findings: f, proven }
+}
