@@ -72,10 +72,15 @@ fn the_readme_walkthrough_finds_exactly_the_planted_difference() {
     }
 
     // The terminal lists exactly the planted difference: `13.50` became `13.5`
-    // on the Total line (line 3, after "Total: 13.5").
+    // on the Total line (line 3, after "Total: 13.5"), once in the text
+    // stream and once on the final screen (row 3, the same column).
     let terminal = dimension("terminal");
     let differences = terminal["differences"].as_array().unwrap();
-    assert_eq!(differences.len(), 1, "{differences:?}");
+    assert_eq!(differences.len(), 2, "{differences:?}");
+    let screen = &differences[1];
+    assert_eq!(screen["path"], "terminal.screens[0].lines[2]", "{screen}");
+    assert_eq!(screen["location"], serde_json::json!({"segment": 0, "row": 3, "column": 12}), "{screen}");
+    assert_eq!((&screen["left"], &screen["right"]), (&"Total: 13.50 EUR".into(), &"Total: 13.5 EUR".into()));
     assert_eq!(terminal["differences_omitted"], 0, "{terminal}");
     let planted = &differences[0];
     assert_eq!(planted["path"], "terminal.segments[0]", "{planted}");

@@ -82,6 +82,9 @@ impl Frame {
         if let Some(raw) = self.raw_data {
             map.insert("raw_data".into(), Value::String(raw));
         }
+        if let Some(invalid) = self.invalid_utf8 {
+            map.insert("invalid_utf8".into(), Value::String(invalid));
+        }
         Value::Object(map)
     }
 }
@@ -546,4 +549,24 @@ pub struct ProcessTruncation {
     pub sampling_failures: u64,
     /// The first attributed failure.
     pub first_sampling_failure: Option<String>,
+}
+
+#[cfg(test)]
+mod into_value_tests {
+    use super::Frame;
+
+    #[test]
+    fn a_frame_moved_into_a_value_is_its_serde_serialization() {
+        let full = Frame {
+            sequence: 3,
+            at_ms: 100,
+            data: "a\u{FFFD}b <pid>".into(),
+            raw_data: Some("a\u{FFFD}b 42".into()),
+            invalid_utf8: Some("ff".into()),
+        };
+        let bare = Frame { raw_data: None, invalid_utf8: None, ..full.clone() };
+        for frame in [full, bare] {
+            assert_eq!(serde_json::to_value(&frame).unwrap(), frame.clone().into_value());
+        }
+    }
 }
