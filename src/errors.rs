@@ -31,6 +31,10 @@ pub(crate) enum CliError {
     /// `rea show` or `rea export-asciicast` was given something else.
     #[error("{path} is not a rea capture or comparison: it is {found}")]
     NotViewable { path: PathBuf, found: String },
+    /// A setting read once at start-up is invalid (the macOS helper's
+    /// `REA_DARWIN_*`, `SDKROOT`, `REA_SWIFTC_COMPILE_TIMEOUT_MS`).
+    #[error("invalid start-up setting: {message}")]
+    StartupSetting { message: String },
     /// `rea export-asciicast` was given a comparison.
     #[error("{path} is comparison Evidence; only a capture holds a terminal recording to export")]
     NotACapture { path: PathBuf },
@@ -48,6 +52,7 @@ impl UserError for CliError {
             CliError::ToonCapture { .. } => "capture_is_toon",
             CliError::NotViewable { .. } => "not_viewable",
             CliError::NotACapture { .. } => "not_a_capture",
+            CliError::StartupSetting { .. } => "invalid_configuration",
         }
     }
     fn remediation(&self) -> String {
@@ -68,11 +73,14 @@ impl UserError for CliError {
                 "Export one of the captures it compares instead; `rea show {}` shows the comparison.",
                 path.display()
             ),
+            CliError::StartupSetting { .. } => {
+                "Correct or unset the named environment variable, then start rea again (it reads these settings once, at start-up).".into()
+            }
         }
     }
     fn details(&self) -> Option<Value> {
         match self {
-            CliError::Usage { .. } | CliError::CurrentDirectory { .. } => None,
+            CliError::Usage { .. } | CliError::CurrentDirectory { .. } | CliError::StartupSetting { .. } => None,
             CliError::StdoutIsInput { path }
             | CliError::ToonCapture { path }
             | CliError::NotViewable { path, .. }

@@ -15,3 +15,13 @@ use rea_backend_windows_stub as native;
 pub(crate) fn host() -> rea_engine::Host {
     native::host()
 }
+
+/// Settings the backend reads once at start-up (on macOS, the Swift helper's
+/// compiler, SDK, module cache and compile timeout); an invalid one is
+/// reported before any command that may capture runs. Other hosts read none.
+pub(crate) fn validate_startup_settings() -> Result<(), String> {
+    #[cfg(all(target_os = "macos", not(feature = "force-stub")))]
+    return native::validate_startup_settings().map_err(|e| e.to_string());
+    #[cfg(not(all(target_os = "macos", not(feature = "force-stub"))))]
+    Ok(())
+}

@@ -43,6 +43,14 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(err) => return errors::usage(err),
     };
+    // Settings read once at start-up: an invalid one stops the commands that
+    // may capture before anything runs (comparison and the views need none).
+    if let (cli::Command::CaptureProcess(_) | cli::Command::Mcp, Err(message)) =
+        (&cli.command, host::validate_startup_settings())
+    {
+        let json = matches!(&cli.command, cli::Command::CaptureProcess(a) if a.format.json);
+        return emit(&errors::failure(&errors::CliError::StartupSetting { message }), Format::from_flag(json));
+    }
     let (outcome, format) = match cli.command {
         cli::Command::CaptureProcess(args) => {
             let format = Format::from_flag(args.format.json);

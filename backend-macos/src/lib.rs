@@ -40,3 +40,11 @@ mod sys;
 
 #[cfg(target_os = "macos")]
 pub use sys::{diagnose, host};
+
+/// Validates the `REA_DARWIN_*`, `SDKROOT` and `REA_SWIFTC_COMPILE_TIMEOUT_MS`
+/// settings of this process's environment, as the binary does once at
+/// start-up before any command that may capture: an invalid value stops
+/// `rea` with the setting's error instead of surfacing at the first capture.
+pub fn validate_startup_settings() -> Result<(), config::ConfigError> {
+    config::from_env(|name| std::env::var_os(name)).map(|_| ())
+}
