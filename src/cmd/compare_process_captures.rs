@@ -4,7 +4,7 @@ use std::path::Path;
 
 use rea_engine::UserError;
 use rea_engine::compare::{Side, TraceSpec, compare, parse_trace_spec};
-use rea_engine::evidence::{CaptureRecord, Evidence, import_capture};
+use rea_engine::evidence::{CaptureRecord, Evidence, import_capture_record};
 use rea_engine::input::{InputError, parse_json_bytes, read_capped, read_json_file};
 
 use crate::Outcome;
@@ -21,7 +21,8 @@ fn load(path: &Path) -> Result<(Evidence, CaptureRecord), Box<dyn UserError>> {
         }
         Err(e) => return Err(Box::new(e)),
     };
-    import_capture(&path.display().to_string(), value).map_err(|e| Box::new(e) as Box<dyn UserError>)
+    drop(bytes);
+    import_capture_record(&path.display().to_string(), value).map_err(|e| Box::new(e) as Box<dyn UserError>)
 }
 
 fn load_trace(path: &Path) -> Result<TraceSpec, Box<dyn UserError>> {
