@@ -127,11 +127,20 @@ pub fn parse_evidence_value(source_name: &str, mut value: Value) -> Result<Evide
         return Err(ImportError::Legacy { source_name: source_name.to_owned(), predicate: predicate.clone() });
     }
     let computed = projection_id(&mut value).map_err(|e| not_evidence(e.to_string()))?;
-    let envelope: Evidence = typed(value, "").map_err(|(path, reason)| ImportError::Malformed {
+    // `normalized_result` is any JSON value to the envelope's shape: it is
+    // moved past the check (a null keeps its key present), not rebuilt by it.
+    let result = match &mut value {
+        Value::Object(map) => map.get_mut("normalized_result").map(std::mem::take),
+        _ => None,
+    };
+    let mut envelope: Evidence = typed(value, "").map_err(|(path, reason)| ImportError::Malformed {
         source_name: source_name.to_owned(),
         path,
         reason,
     })?;
+    if let Some(result) = result {
+        envelope.normalized_result = result;
+    }
     if computed != envelope.evidence_id {
         return Err(ImportError::IdentityMismatch {
             source_name: source_name.to_owned(),
