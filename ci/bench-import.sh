@@ -52,8 +52,8 @@ cat > scenario.json <<'JSON'
   "normalization": {"patterns": [{"pattern": "listening", "replacement": "LISTENING"}]}
 }
 JSON
-"$root/target/debug/rea" capture-process scenario.json --json > a.json
-"$root/target/debug/rea" capture-process scenario.json --json > b.json
+"$root/target/debug/rea" capture-process scenario.json --json > a.json 2>/dev/null
+"$root/target/debug/rea" capture-process scenario.json --json > b.json 2>/dev/null
 size=$(( $(stat -c %s a.json) + $(stat -c %s b.json) ))
 
 python3 - "$runs" "$size" <<'PY'
