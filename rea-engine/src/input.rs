@@ -4,7 +4,6 @@
 //! cap of 64 MiB, UTF-8 only, and strict JSON in which a repeated object key
 //! is an error rather than a silent "last one wins".
 
-use std::collections::HashSet;
 use std::fmt;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -140,17 +139,37 @@ pub fn parse_json_bytes(what: &'static str, path: &Path, bytes: &[u8]) -> Result
 /// Parses strict JSON text; the error is a human description with position.
 pub fn parse_json_str(text: &str) -> Result<Value, String> {
     let mut de = serde_json::Deserializer::from_str(text);
-    let value = StrictValue { path: String::new() }.deserialize(&mut de).map_err(|e| e.to_string())?;
+    let value = StrictValue { place: Place::Root }.deserialize(&mut de).map_err(|e| e.to_string())?;
     de.end().map_err(|e| e.to_string())?;
     Ok(value)
 }
 
-/// A `serde_json::Value` seed that rejects repeated keys, naming the object path.
-struct StrictValue {
-    path: String,
+/// Where a value lies in the document, as borrowed links to its parent: the
+/// path text is built only for an error, never for every value.
+#[derive(Clone, Copy)]
+enum Place<'a> {
+    Root,
+    Key(&'a Place<'a>, &'a str),
+    Index(&'a Place<'a>, usize),
 }
 
-impl<'de> DeserializeSeed<'de> for StrictValue {
+impl Place<'_> {
+    /// The path as `crate::path` writes it.
+    fn path(&self) -> String {
+        match self {
+            Place::Root => String::new(),
+            Place::Key(parent, key) => crate::path::join_key(&parent.path(), key),
+            Place::Index(parent, index) => crate::path::join_index(&parent.path(), *index),
+        }
+    }
+}
+
+/// A `serde_json::Value` seed that rejects repeated keys, naming the object path.
+struct StrictValue<'a> {
+    place: Place<'a>,
+}
+
+impl<'de> DeserializeSeed<'de> for StrictValue<'_> {
     type Value = Value;
 
     fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
@@ -158,7 +177,7 @@ impl<'de> DeserializeSeed<'de> for StrictValue {
     }
 }
 
-impl<'de> Visitor<'de> for StrictValue {
+impl<'de> Visitor<'de> for StrictValue<'_> {
     type Value = Value;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -193,8 +212,8 @@ impl<'de> Visitor<'de> for StrictValue {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
         let mut items = Vec::new();
         loop {
-            let path = format!("{}[{}]", self.path, items.len());
-            match seq.next_element_seed(StrictValue { path })? {
+            let place = Place::Index(&self.place, items.len());
+            match seq.next_element_seed(StrictValue { place })? {
                 Some(v) => items.push(v),
                 None => return Ok(Value::Array(items)),
             }
@@ -203,16 +222,15 @@ impl<'de> Visitor<'de> for StrictValue {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let mut out = Map::new();
-        let mut seen = HashSet::new();
         while let Some(key) = map.next_key::<String>()? {
-            let path = crate::path::join_key(&self.path, &key);
-            if !seen.insert(key.clone()) {
+            let place = Place::Key(&self.place, &key);
+            if out.contains_key(&key) {
                 return Err(de::Error::custom(format!(
                     "key {} is repeated; each key may appear once in an object",
-                    crate::path::display(&path)
+                    crate::path::display(&place.path())
                 )));
             }
-            let value = map.next_value_seed(StrictValue { path })?;
+            let value = map.next_value_seed(StrictValue { place })?;
             out.insert(key, value);
         }
         Ok(Value::Object(out))
@@ -222,6 +240,22 @@ impl<'de> Visitor<'de> for StrictValue {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The path of a repeated key is built from its chain of places, in
+    /// arrays, under keys that need quoting and at the root.
+    #[test]
+    fn repeated_keys_are_named_through_arrays_and_quoted_keys() {
+        let cases = [
+            (r#"{"a": [{"b": 1}, {"b": 1, "b": 2}]}"#, "key a[1].b is repeated"),
+            (r#"{"a b": [[{"c": 1, "c": 1}]]}"#, r#"key ["a b"][0][0].c is repeated"#),
+            (r#"{"x": 1, "x": 2}"#, "key x is repeated"),
+        ];
+        for (text, expected) in cases {
+            let err = parse_json_str(text).unwrap_err();
+            assert!(err.contains(expected), "{text}: {err}");
+        }
+        assert_eq!(parse_json_str(r#"[{"a": 1}, {"a": 2}]"#).unwrap(), serde_json::json!([{"a": 1}, {"a": 2}]));
+    }
 
     #[test]
     fn repeated_keys_are_rejected_with_their_path() {

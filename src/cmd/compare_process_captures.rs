@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use rea_engine::UserError;
 use rea_engine::compare::{CompareOptions, Side, TraceSpec, compare_with, parse_trace_spec};
-use rea_engine::evidence::{CaptureRecord, Evidence, import_capture};
+use rea_engine::evidence::{CaptureRecord, Evidence, import_capture_record};
 use rea_engine::input::{InputError, parse_json_bytes, read_capped, read_json_file};
 
 use crate::cli::CompareArgs;
@@ -29,10 +29,8 @@ fn load(path: &Path) -> Loaded {
         Err(e) => return Err(Box::new(e)),
     };
     drop(bytes);
-    let (mut evidence, record) =
-        import_capture(&path.display().to_string(), value).map_err(|e| Box::new(e) as Box<dyn UserError + Send>)?;
-    evidence.normalized_result = serde_json::Value::Null;
-    Ok((evidence, record))
+    // The record takes the tree's strings; the envelope keeps no copy.
+    import_capture_record(&path.display().to_string(), value).map_err(|e| Box::new(e) as Box<dyn UserError + Send>)
 }
 
 /// Loads both sides at once, one on another thread.

@@ -32,9 +32,9 @@ pub fn canonical_json<T: Serialize>(value: &T) -> Result<Vec<u8>, serde_json::Er
 /// Plain hex SHA-256 of the canonical JSON of `value` (a commitment). The
 /// canonical bytes are hashed as they are produced, never held whole.
 pub fn digest<T: Serialize>(value: &T) -> Result<String, serde_json::Error> {
-    let mut hasher = HashWriter(Sha256::new());
+    let mut hasher = HashWriter::new();
     serde_json_canonicalizer::to_writer(value, &mut hasher)?;
-    Ok(hex(&hasher.0.finalize()))
+    Ok(hasher.finish())
 }
 
 /// Plain hex SHA-256 of the canonical JSON of an object given as its
@@ -43,13 +43,13 @@ pub fn digest<T: Serialize>(value: &T) -> Result<String, serde_json::Error> {
 /// scalar is written by the canonicalizer crate, so no member's canonical
 /// text is buffered whole. Equal to [`digest`] of the same object (tested).
 pub fn digest_members(members: &[(&str, &Value)]) -> Result<String, serde_json::Error> {
-    let mut hasher = HashWriter(Sha256::new());
+    let mut hasher = HashWriter::new();
     write_members(members.iter().map(|(k, v)| (*k, *v)).collect(), &mut hasher)?;
-    Ok(hex(&hasher.0.finalize()))
+    Ok(hasher.finish())
 }
 
 fn write_members<W: Write>(mut members: Vec<(&str, &Value)>, w: &mut W) -> Result<(), serde_json::Error> {
-    members.sort_by(|(a, _), (b, _)| a.encode_utf16().cmp(b.encode_utf16()));
+    members.sort_by(|(a, _), (b, _)| utf16_order(a, b));
     w.write_all(b"{").map_err(serde_json::Error::io)?;
     for (i, (key, value)) in members.into_iter().enumerate() {
         if i > 0 {
@@ -79,12 +79,45 @@ fn write_value<W: Write>(value: &Value, w: &mut W) -> Result<(), serde_json::Err
     }
 }
 
-/// Feeds written bytes to a SHA-256.
-struct HashWriter(Sha256);
+/// RFC 8785 member order: the keys' UTF-16 code units. For ASCII keys (all
+/// of rea's own) that is their byte order, compared without re-encoding.
+fn utf16_order(a: &str, b: &str) -> std::cmp::Ordering {
+    if a.is_ascii() && b.is_ascii() { a.cmp(b) } else { a.encode_utf16().cmp(b.encode_utf16()) }
+}
+
+/// Bytes gathered before they are hashed: the canonicalizer writes a member
+/// in many small pieces, SHA-256 is fastest on whole blocks.
+const HASH_BUFFER: usize = 64 * 1024;
+
+/// Feeds written bytes to a SHA-256, in large slices.
+struct HashWriter {
+    sha: Sha256,
+    pending: Vec<u8>,
+}
+
+impl HashWriter {
+    fn new() -> HashWriter {
+        HashWriter { sha: Sha256::new(), pending: Vec::with_capacity(HASH_BUFFER) }
+    }
+
+    /// Lowercase hex of the digest of everything written.
+    fn finish(mut self) -> String {
+        self.sha.update(&self.pending);
+        hex(&self.sha.finalize())
+    }
+}
 
 impl std::io::Write for HashWriter {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.update(buf);
+        if self.pending.len() + buf.len() > HASH_BUFFER {
+            self.sha.update(&self.pending);
+            self.pending.clear();
+        }
+        if buf.len() >= HASH_BUFFER {
+            self.sha.update(buf);
+        } else {
+            self.pending.extend_from_slice(buf);
+        }
         Ok(buf.len())
     }
     fn flush(&mut self) -> std::io::Result<()> {
@@ -118,6 +151,18 @@ mod tests {
             let members: Vec<(&str, &Value)> = v.as_object().unwrap().iter().map(|(k, v)| (k.as_str(), v)).collect();
             assert_eq!(digest_members(&members).unwrap(), digest(&v).unwrap(), "{text}");
         }
+    }
+
+    /// Hashing through the buffer equals hashing the canonical bytes whole,
+    /// for pieces smaller than, straddling and larger than the buffer.
+    #[test]
+    fn buffered_digest_equals_the_digest_of_the_canonical_bytes() {
+        let big = "\u{1b}x\u{20ac}".repeat(HASH_BUFFER / 2);
+        let v = serde_json::json!({"b": [big.clone(), "y".repeat(HASH_BUFFER - 3), 1.5], "a": {"\u{20ac}": big, "z": null}});
+        let whole = hex(&Sha256::digest(canonical_json(&v).unwrap()));
+        assert_eq!(digest(&v).unwrap(), whole);
+        let members: Vec<(&str, &Value)> = v.as_object().unwrap().iter().map(|(k, v)| (k.as_str(), v)).collect();
+        assert_eq!(digest_members(&members).unwrap(), whole);
     }
 
     fn canon(text: &str) -> String {

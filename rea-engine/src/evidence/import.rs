@@ -127,11 +127,20 @@ pub fn parse_evidence_value(source_name: &str, mut value: Value) -> Result<Evide
         return Err(ImportError::Legacy { source_name: source_name.to_owned(), predicate: predicate.clone() });
     }
     let computed = projection_id(&mut value).map_err(|e| not_evidence(e.to_string()))?;
-    let envelope: Evidence = typed(value, "").map_err(|(path, reason)| ImportError::Malformed {
+    // `normalized_result` is any JSON value to the envelope's shape: it is
+    // moved past the check (a null keeps its key present), not rebuilt by it.
+    let result = match &mut value {
+        Value::Object(map) => map.get_mut("normalized_result").map(std::mem::take),
+        _ => None,
+    };
+    let mut envelope: Evidence = typed(value, "").map_err(|(path, reason)| ImportError::Malformed {
         source_name: source_name.to_owned(),
         path,
         reason,
     })?;
+    if let Some(result) = result {
+        envelope.normalized_result = result;
+    }
     if computed != envelope.evidence_id {
         return Err(ImportError::IdentityMismatch {
             source_name: source_name.to_owned(),
@@ -143,8 +152,31 @@ pub fn parse_evidence_value(source_name: &str, mut value: Value) -> Result<Evide
 }
 
 /// Imports capture Evidence, returning the envelope and its checked record.
+/// The envelope keeps its `normalized_result`; the record is read from it
+/// without copying the tree.
 pub fn import_capture(source_name: &str, value: Value) -> Result<(Evidence, CaptureRecord), ImportError> {
-    let envelope = parse_evidence_value(source_name, value)?;
+    import(source_name, value, Keep::Tree)
+}
+
+/// Imports capture Evidence like [`import_capture`] (the same checks, the
+/// same errors), for callers that need only the typed record: the record
+/// takes the strings of the document's tree instead of copying them, and the
+/// returned envelope's `normalized_result` is `null`.
+pub fn import_capture_record(source_name: &str, value: Value) -> Result<(Evidence, CaptureRecord), ImportError> {
+    import(source_name, value, Keep::Record)
+}
+
+/// What an import keeps of the record's JSON tree.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Keep {
+    /// The envelope's `normalized_result` as read.
+    Tree,
+    /// Only the typed record.
+    Record,
+}
+
+fn import(source_name: &str, value: Value, keep: Keep) -> Result<(Evidence, CaptureRecord), ImportError> {
+    let mut envelope = parse_evidence_value(source_name, value)?;
     let wrong = |reason: String| ImportError::WrongWorkflow { source_name: source_name.to_owned(), reason };
     if envelope.predicate_type != CAPTURE_PREDICATE {
         return Err(wrong(format!("predicate_type is {:?}, expected {CAPTURE_PREDICATE:?}", envelope.predicate_type)));
@@ -177,8 +209,12 @@ pub fn import_capture(source_name: &str, value: Value) -> Result<(Evidence, Capt
             reason: "is present; capture Evidence never carries an analysis profile".into(),
         });
     }
-    let record: CaptureRecord = typed(envelope.normalized_result.clone(), "normalized_result")
-        .map_err(|(path, reason)| ImportError::Malformed { source_name: source_name.to_owned(), path, reason })?;
+    let shape = |(path, reason)| ImportError::Malformed { source_name: source_name.to_owned(), path, reason };
+    let record: CaptureRecord = match keep {
+        Keep::Tree => typed(&envelope.normalized_result, "normalized_result"),
+        Keep::Record => typed(std::mem::take(&mut envelope.normalized_result), "normalized_result"),
+    }
+    .map_err(shape)?;
     check_record(&record).map_err(|(path, reason)| malformed(&path, reason))?;
     Ok((envelope, record))
 }
@@ -209,7 +245,11 @@ pub(super) fn projection_id(value: &mut Value) -> Result<String, serde_json::Err
 
 /// Deserializes `value` as `T`; a shape error names the JSON path (under
 /// `prefix`) of the value it concerns and the rule it breaks.
-pub(crate) fn typed<T: serde::de::DeserializeOwned>(value: Value, prefix: &str) -> Result<T, Broken> {
+pub(crate) fn typed<'de, T, D>(value: D, prefix: &str) -> Result<T, Broken>
+where
+    T: serde::Deserialize<'de>,
+    D: serde::Deserializer<'de, Error = serde_json::Error>,
+{
     serde_path_to_error::deserialize(value).map_err(|e| {
         let inner = e.inner().to_string();
         let mut path = prefix.to_owned();

@@ -211,3 +211,42 @@ fn a_capture_at_the_input_bounds_is_small_and_imports() {
     let value = crate::input::parse_json_str(&text).expect("the capture parses as an input document");
     import_capture("capture.json", value).expect("the capture imports");
 }
+
+/// The record-only import runs the same checks as `import_capture`: the same
+/// record from a good capture (its envelope without the tree), and the same
+/// error, path and rule for every malformed document and for a tamper.
+#[test]
+fn the_record_only_import_keeps_every_check() {
+    let dir = tempfile::tempdir().expect("create a temporary directory");
+    let scenario = json!({
+        "executable": "sh",
+        "arguments": ["-c", "echo ready"],
+        "filesystem_observation_paths": ["./state"],
+        "events": [
+            {"type": "input", "at_ms": 250, "data": "hunter2\r", "sensitive": true},
+            {"type": "resize", "at_ms": 500, "columns": 120, "rows": 40}
+        ],
+        "timeout_ms": 5000
+    });
+    let evidence = testing::capture_of(dir.path(), scenario);
+    let original = serde_json::to_value(&evidence).expect("serialize");
+    let (full, record) = import_capture("capture.json", original.clone()).expect("imports");
+    let (lean, lean_record) = import_capture_record("capture.json", original.clone()).expect("imports");
+    assert_eq!(lean_record, record);
+    assert_eq!(lean.normalized_result, Value::Null);
+    assert_eq!(Evidence { normalized_result: full.normalized_result.clone(), ..lean }, full);
+    let mut tampered = original.clone();
+    tampered["normalized_result"]["frames"][0]["data"] = json!("tampered");
+    let expected = import_capture("capture.json", tampered.clone()).expect_err("refused");
+    let got = import_capture_record("capture.json", tampered).expect_err("refused");
+    assert!(matches!(got, ImportError::IdentityMismatch { .. }), "{got:?}");
+    assert_eq!(got.to_string(), expected.to_string());
+    for (i, (path, _, change)) in CASES.iter().enumerate() {
+        let mut value = original.clone();
+        change(&mut value);
+        reseal(&mut value);
+        let expected = import_capture("capture.json", value.clone()).expect_err("refused");
+        let got = import_capture_record("capture.json", value).expect_err("refused");
+        assert_eq!(got.to_string(), expected.to_string(), "case {i} ({path})");
+    }
+}

@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 pub use canonical::{canonical_json, digest, digest_members, hex, same};
-pub use import::{ImportError, import_capture, parse_evidence_value};
+pub use import::{ImportError, import_capture, import_capture_record, parse_evidence_value};
 pub use record::*;
 
 /// Envelope `schema_version`.
