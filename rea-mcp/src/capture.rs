@@ -18,7 +18,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::errors::CleanupPendingError;
 use crate::reply;
-use crate::session::{Session, Stored, evidence_uri};
+use crate::session::{Session, evidence_uri};
 
 /// The tool's name.
 pub(crate) const TOOL: &str = "capture_process_scenario";
@@ -137,23 +137,11 @@ fn record(session: &Session, evidence: rea_engine::evidence::Evidence) -> CallTo
         Ok(v) => v,
         Err(e) => return reply::error(&Internal(format!("the capture could not be serialized: {e}"))),
     };
-    let id = evidence.evidence_id.clone();
-    let imported = match import_capture(&evidence_uri(&id), document.clone()) {
+    let imported = match import_capture(&evidence_uri(&evidence.evidence_id), document.clone()) {
         Ok(i) => i,
         Err(e) => return reply::error(&e),
     };
-    let text: Arc<str> = serde_json::to_string_pretty(&document).unwrap_or_default().into();
-    let stored = session.record(
-        id.clone(),
-        Stored {
-            operation: evidence.operation,
-            predicate: evidence.predicate_type,
-            text,
-            document: Arc::new(document),
-            capture: Some(Arc::new(imported)),
-        },
-    );
-    reply::evidence(&id, &stored.document["normalized_result"])
+    session.record_and_reply(evidence, document, Some(Arc::new(imported)))
 }
 
 thread_local! {

@@ -17,7 +17,7 @@ use serde_json::{Map, Value};
 
 use crate::errors::{ArgumentsError, EvidenceReferenceError, ReferenceProblem};
 use crate::reply;
-use crate::session::{Session, Stored};
+use crate::session::Session;
 
 /// The tool's name.
 pub(crate) const TOOL: &str = "compare_process_captures";
@@ -223,19 +223,7 @@ pub(crate) fn run(session: &Session, arguments: Value) -> CallToolResult {
             return reply::error(&crate::capture::Internal(format!("the comparison could not be serialized: {e}")));
         }
     };
-    let id = evidence.evidence_id.clone();
-    let text: Arc<str> = serde_json::to_string_pretty(&document).unwrap_or_default().into();
-    let stored = session.record(
-        id.clone(),
-        Stored {
-            operation: evidence.operation,
-            predicate: evidence.predicate_type,
-            text,
-            document: Arc::new(document),
-            capture: None,
-        },
-    );
-    reply::evidence(&id, &stored.document["normalized_result"])
+    session.record_and_reply(evidence, document, None)
 }
 
 #[cfg(test)]

@@ -59,6 +59,30 @@ impl Session {
         stored
     }
 
+    /// Records `evidence` (already serialized as `document`) and returns the
+    /// compact tool result that points at it; `capture` is the imported
+    /// record of a capture, `None` for a comparison.
+    pub(crate) fn record_and_reply(
+        &self,
+        evidence: rea_engine::evidence::Evidence,
+        document: Value,
+        capture: Option<Arc<(rea_engine::evidence::Evidence, CaptureRecord)>>,
+    ) -> rmcp::model::CallToolResult {
+        let id = evidence.evidence_id;
+        let text: Arc<str> = serde_json::to_string_pretty(&document).unwrap_or_default().into();
+        let stored = self.record(
+            id.clone(),
+            Stored {
+                operation: evidence.operation,
+                predicate: evidence.predicate_type,
+                text,
+                document: Arc::new(document),
+                capture,
+            },
+        );
+        crate::reply::evidence(&id, &stored.document["normalized_result"])
+    }
+
     /// The Evidence recorded under `id`.
     pub(crate) fn get(&self, id: &str) -> Option<Arc<Stored>> {
         lock(&self.records).get(id).cloned()
