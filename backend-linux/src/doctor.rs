@@ -5,7 +5,7 @@
 //! for a failing one to see what a user would be told.
 
 use rea_engine::doctor::{Probe, Requirement};
-use rea_engine::host::{Check, PtyBackend, SpawnSpec, TermSize};
+use rea_engine::host::Check;
 
 /// Every check, in report order.
 pub(crate) const PROBES: [Probe; 7] = [
@@ -138,21 +138,7 @@ fn sha_extensions() -> Result<String, String> {
 }
 
 fn pty_probe() -> Result<String, String> {
-    let spec = SpawnSpec {
-        program: "/bin/sh".into(),
-        argv0: "sh".into(),
-        args: vec!["-c".into(), "exit 0".into()],
-        working_directory: "/".into(),
-        environment: vec![("TERM".into(), "xterm-256color".into())],
-        size: TermSize { columns: 80, rows: 24 },
-    };
-    let mut process = crate::pty::OpenptyPty.spawn(&spec).map_err(|e| format!("the PTY probe failed: {e}"))?;
-    let status = async_io::block_on(process.wait()).map_err(|e| format!("the PTY probe could not be awaited: {e}"))?;
-    process.close_terminal();
-    match status {
-        rea_engine::host::ExitStatus::Code(0) => Ok("launched /bin/sh in a new session on a PTY; it exited 0".into()),
-        other => Err(format!("the PTY probe ended with {other:?}")),
-    }
+    rea_engine::doctor::pty_probe(&crate::pty::OpenptyPty)
 }
 
 /// The backend's doctor checks.

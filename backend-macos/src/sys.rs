@@ -8,7 +8,7 @@ use std::io;
 use std::sync::{Arc, OnceLock};
 
 use rea_engine::Host;
-use rea_engine::host::{CaptureSupport, Check, Pid, PtyBackend, SpawnSpec, TermSize};
+use rea_engine::host::{CaptureSupport, Check, Pid};
 use rea_engine::scenario::SignalName;
 
 use crate::config::{CompileSettings, ConfigError};
@@ -209,22 +209,7 @@ impl TokenSource for RunReader {
 }
 
 fn probe_pty(sys: &Arc<LibprocSys>) -> Result<String, String> {
-    let spec = SpawnSpec {
-        program: "/bin/sh".into(),
-        argv0: "sh".into(),
-        args: vec!["-c".into(), "exit 0".into()],
-        working_directory: "/".into(),
-        environment: vec![("TERM".into(), "xterm-256color".into())],
-        size: TermSize { columns: 80, rows: 24 },
-    };
-    let pty = crate::pty::DarwinPty::new(sys.clone());
-    let mut process = pty.spawn(&spec).map_err(|e| format!("the PTY probe failed: {e}"))?;
-    let status = async_io::block_on(process.wait()).map_err(|e| format!("the PTY probe could not be awaited: {e}"))?;
-    process.close_terminal();
-    match status {
-        rea_engine::host::ExitStatus::Code(0) => Ok("launched /bin/sh in a new session on a PTY; it exited 0".into()),
-        other => Err(format!("the PTY probe ended with {other:?}")),
-    }
+    rea_engine::doctor::pty_probe(&crate::pty::DarwinPty::new(sys.clone()))
 }
 
 /// The doctor checks: compiling the helper is one of them.

@@ -9,7 +9,7 @@
 use serde::Serialize;
 
 use crate::BuildInfo;
-use crate::host::{CaptureSupport, Check, Host};
+use crate::host::{CaptureSupport, Check, ExitStatus, Host, PtyBackend, SpawnSpec, TermSize};
 
 /// The status of one doctor check.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -155,6 +155,26 @@ pub struct Capability {
     /// What kind of "unavailable" it is.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cause: Option<UnavailableCause>,
+}
+
+/// The PTY probe every capture backend runs: `/bin/sh -c 'exit 0'` launched
+/// through `pty` on a fresh 80x24 terminal, as a new session, and awaited.
+pub fn pty_probe(pty: &dyn PtyBackend) -> Result<String, String> {
+    let spec = SpawnSpec {
+        program: "/bin/sh".into(),
+        argv0: "sh".into(),
+        args: vec!["-c".into(), "exit 0".into()],
+        working_directory: "/".into(),
+        environment: vec![("TERM".into(), "xterm-256color".into())],
+        size: TermSize { columns: 80, rows: 24 },
+    };
+    let mut process = pty.spawn(&spec).map_err(|e| format!("the PTY probe failed: {e}"))?;
+    let status = async_io::block_on(process.wait()).map_err(|e| format!("the PTY probe could not be awaited: {e}"))?;
+    process.close_terminal();
+    match status {
+        ExitStatus::Code(0) => Ok("launched /bin/sh in a new session on a PTY; it exited 0".into()),
+        other => Err(format!("the PTY probe ended with {other:?}")),
+    }
 }
 
 /// The engine's own check: which terminal emulator renders frames.
