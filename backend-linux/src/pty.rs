@@ -23,7 +23,8 @@ use std::sync::{Arc, Mutex, Once, OnceLock, mpsc};
 use async_io::Async;
 use futures_lite::{AsyncRead, AsyncWrite};
 use rea_engine::host::{
-    BoxFuture, ExitStatus, HostError, Pid, ProcessIdentity, PtyBackend, PtyProcess, SpawnSpec, StartTime, TermSize,
+    BoxFuture, ExitStatus, HostError, Pid, ProcessIdentity, PtyBackend, PtyProcess, SharedHalf, SpawnSpec, StartTime,
+    TermSize,
 };
 use rustix::fs::{Mode, OFlags};
 use rustix::process::{PidfdFlags, WaitIdOptions, WaitOptions};
@@ -304,35 +305,6 @@ struct ExitWatch {
     pidfd: Option<Async<OwnedFd>>,
 }
 
-/// One half of the shared master descriptor.
-struct MasterHalf(Arc<Async<File>>);
-
-impl AsyncRead for MasterHalf {
-    fn poll_read(
-        self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-        buf: &mut [u8],
-    ) -> std::task::Poll<io::Result<usize>> {
-        std::pin::Pin::new(&mut &*self.0).poll_read(cx, buf)
-    }
-}
-
-impl AsyncWrite for MasterHalf {
-    fn poll_write(
-        self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-        buf: &[u8],
-    ) -> std::task::Poll<io::Result<usize>> {
-        std::pin::Pin::new(&mut &*self.0).poll_write(cx, buf)
-    }
-    fn poll_flush(self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<io::Result<()>> {
-        std::pin::Pin::new(&mut &*self.0).poll_flush(cx)
-    }
-    fn poll_close(self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<io::Result<()>> {
-        std::pin::Pin::new(&mut &*self.0).poll_close(cx)
-    }
-}
-
 fn to_status(status: &rustix::process::WaitIdStatus) -> Option<ExitStatus> {
     if let Some(code) = status.exit_status() {
         Some(ExitStatus::Code(code))
@@ -367,7 +339,7 @@ impl PtyProcess for LinuxPtyProcess {
             return None;
         }
         self.handed_out |= 1;
-        self.master.clone().map(|m| Box::new(MasterHalf(m)) as Box<dyn AsyncRead + Send + Unpin>)
+        self.master.clone().map(|m| Box::new(SharedHalf(m)) as Box<dyn AsyncRead + Send + Unpin>)
     }
 
     fn take_input(&mut self) -> Option<Box<dyn AsyncWrite + Send + Unpin>> {
@@ -375,7 +347,7 @@ impl PtyProcess for LinuxPtyProcess {
             return None;
         }
         self.handed_out |= 2;
-        self.master.clone().map(|m| Box::new(MasterHalf(m)) as Box<dyn AsyncWrite + Send + Unpin>)
+        self.master.clone().map(|m| Box::new(SharedHalf(m)) as Box<dyn AsyncWrite + Send + Unpin>)
     }
 
     fn resize(&self, size: TermSize) -> Result<(), HostError> {

@@ -20,7 +20,7 @@ use std::time::Duration;
 use async_io::Async;
 use futures_lite::{AsyncRead, AsyncWrite};
 use rea_engine::host::{
-    BoxFuture, ExitStatus, HostError, Pid, ProcessIdentity, PtyBackend, PtyProcess, SpawnSpec, TermSize,
+    BoxFuture, ExitStatus, HostError, Pid, ProcessIdentity, PtyBackend, PtyProcess, SharedHalf, SpawnSpec, TermSize,
 };
 use rustix::fs::{Mode, OFlags};
 use rustix::process::WaitOptions;
@@ -216,42 +216,13 @@ struct DarwinPtyProcess {
     handed_out: u8,
 }
 
-/// One half of the shared master descriptor.
-struct Half(Arc<Async<File>>);
-
-impl AsyncRead for Half {
-    fn poll_read(
-        self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-        buf: &mut [u8],
-    ) -> std::task::Poll<io::Result<usize>> {
-        std::pin::Pin::new(&mut &*self.0).poll_read(cx, buf)
-    }
-}
-
-impl AsyncWrite for Half {
-    fn poll_write(
-        self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-        buf: &[u8],
-    ) -> std::task::Poll<io::Result<usize>> {
-        std::pin::Pin::new(&mut &*self.0).poll_write(cx, buf)
-    }
-    fn poll_flush(self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<io::Result<()>> {
-        std::pin::Pin::new(&mut &*self.0).poll_flush(cx)
-    }
-    fn poll_close(self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<io::Result<()>> {
-        std::pin::Pin::new(&mut &*self.0).poll_close(cx)
-    }
-}
-
 impl DarwinPtyProcess {
-    fn take(&mut self, bit: u8) -> Option<Half> {
+    fn take(&mut self, bit: u8) -> Option<SharedHalf<File>> {
         if self.handed_out & bit != 0 {
             return None;
         }
         self.handed_out |= bit;
-        self.master.clone().map(Half)
+        self.master.clone().map(SharedHalf)
     }
 }
 

@@ -138,6 +138,43 @@ pub trait PtyBackend: Send + Sync {
     }
 }
 
+/// One half (reader or writer) of a terminal stream whose two halves share
+/// one readiness-driven handle, such as a PTY master: backends hand these out
+/// from [`PtyProcess::take_output`] and [`PtyProcess::take_input`].
+pub struct SharedHalf<T>(pub Arc<async_io::Async<T>>);
+
+impl<T> AsyncRead for SharedHalf<T>
+where
+    for<'a> &'a T: std::io::Read,
+{
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut [u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        Pin::new(&mut &*self.0).poll_read(cx, buf)
+    }
+}
+
+impl<T> AsyncWrite for SharedHalf<T>
+where
+    for<'a> &'a T: std::io::Write,
+{
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &[u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        Pin::new(&mut &*self.0).poll_write(cx, buf)
+    }
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<std::io::Result<()>> {
+        Pin::new(&mut &*self.0).poll_flush(cx)
+    }
+    fn poll_close(self: Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<std::io::Result<()>> {
+        Pin::new(&mut &*self.0).poll_close(cx)
+    }
+}
+
 /// A launched command and its terminal.
 pub trait PtyProcess: Send {
     /// The launched process's identity, read at launch.
