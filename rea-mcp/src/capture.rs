@@ -7,7 +7,7 @@ use std::sync::Arc;
 use futures_lite::StreamExt;
 use rea_engine::capture::progress::{ProgressLine, ProgressSink};
 use rea_engine::capture::{CaptureError, capture, prepare};
-use rea_engine::evidence::import_capture;
+use rea_engine::evidence::import_capture_record;
 use rea_engine::host::{HostError, Interrupts};
 use rea_engine::scenario::parse_scenario;
 use rea_engine::{ErrorDocument, UserError};
@@ -137,7 +137,7 @@ fn record(session: &Session, evidence: rea_engine::evidence::Evidence) -> CallTo
         Ok(v) => v,
         Err(e) => return reply::error(&Internal(format!("the capture could not be serialized: {e}"))),
     };
-    let imported = match import_capture(&evidence_uri(&evidence.evidence_id), document.clone()) {
+    let imported = match import_capture_record(&evidence_uri(&evidence.evidence_id), document.clone()) {
         Ok(i) => i,
         Err(e) => return reply::error(&e),
     };

@@ -9,7 +9,7 @@ use rea_engine::UserError;
 use rea_engine::compare::{
     CompareOptions, DEFAULT_TIMING_TOLERANCE_MS, Side, TraceSpec, TraceSpecError, compare_with, parse_trace_spec,
 };
-use rea_engine::evidence::{CAPTURE_OPERATION, CAPTURE_PREDICATE, CaptureRecord, Evidence, import_capture};
+use rea_engine::evidence::{CAPTURE_OPERATION, CAPTURE_PREDICATE, CaptureRecord, Evidence, import_capture_record};
 use rea_engine::input::read_json_file;
 use rea_engine::scenario::Issue;
 use rmcp::model::CallToolResult;
@@ -176,7 +176,7 @@ fn load(session: &Session, source: &Source, field: &'static str) -> Result<Loade
         Source::File(path) => {
             let path = Path::new(path);
             let value = read_json_file("capture", path).map_err(|e| Box::new(e) as Box<dyn UserError + Send>)?;
-            let imported = import_capture(&path.display().to_string(), value)
+            let imported = import_capture_record(&path.display().to_string(), value)
                 .map_err(|e| Box::new(e) as Box<dyn UserError + Send>)?;
             Ok(Arc::new(imported))
         }
