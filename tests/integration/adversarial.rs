@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::util::{rea_bin, wait_for};
+use crate::util::{capture_file_in, rea_bin, wait_for};
 
 /// Runs of each shape.
 const RUNS: usize = 20;
@@ -172,17 +172,9 @@ fn shapes() -> Vec<Shape> {
 fn run_once(shape: &Shape, run: usize) -> Result<(), String> {
     let marker = format!("REAMARK{}x{}x{}", std::process::id(), shape.name.replace('-', ""), run);
     let dir = tempfile::tempdir().unwrap();
-    let tmp = dir.path().join("tmp");
-    std::fs::create_dir_all(&tmp).unwrap();
     let scenario = (shape.scenario)(&marker, dir.path());
     std::fs::write(dir.path().join("scenario.json"), scenario.to_string()).unwrap();
-    let out = Command::new(rea_bin())
-        .args(["capture-process", "scenario.json", "--json"])
-        .current_dir(dir.path())
-        .env("TMPDIR", &tmp)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
+    let out = capture_file_in(dir.path(), "scenario.json");
     let alive = marked_alive(&marker);
     let doc: Value = serde_json::from_slice(&out.stdout).map_err(|e| format!("stdout is not JSON: {e}"))?;
     let result = &doc["normalized_result"];
@@ -289,13 +281,7 @@ fn nested_once(run: usize) -> Result<(), String> {
     let outer = json!({"executable": rea_bin(), "arguments": ["capture-process", "inner.json", "--json"],
                        "timeout_ms": 1500, "finalization_ms": finalization_ms});
     std::fs::write(dir.path().join("outer.json"), outer.to_string()).unwrap();
-    let out = Command::new(rea_bin())
-        .args(["capture-process", "outer.json", "--json"])
-        .current_dir(dir.path())
-        .env("TMPDIR", &tmp)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
+    let out = capture_file_in(dir.path(), "outer.json");
     let alive = marked_alive(&marker);
     if !alive.is_empty() {
         kill_marked(&marker);

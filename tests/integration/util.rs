@@ -28,6 +28,20 @@ pub(crate) struct Capture {
     pub(crate) progress: Vec<Value>,
 }
 
+/// Runs `rea capture-process FILE --json` in `dir`, with `dir/tmp` (created
+/// here) as its temporary directory, and no standard input.
+pub(crate) fn capture_file_in(dir: &Path, file: &str) -> Output {
+    let tmp = dir.join("tmp");
+    std::fs::create_dir_all(&tmp).expect("create tmp");
+    Command::new(rea_bin())
+        .args(["capture-process", file, "--json"])
+        .current_dir(dir)
+        .env("TMPDIR", &tmp)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run rea")
+}
+
 /// Captures `scenario` in a fresh directory.
 pub(crate) fn capture(scenario: Value) -> Capture {
     capture_in(tempfile::tempdir().expect("temp dir"), scenario)
@@ -36,16 +50,8 @@ pub(crate) fn capture(scenario: Value) -> Capture {
 /// Captures `scenario` in `dir`, with `dir/tmp` as the temporary directory.
 /// Every stderr line must be a progress line.
 pub(crate) fn capture_in(dir: TempDir, scenario: Value) -> Capture {
-    let tmp = dir.path().join("tmp");
-    std::fs::create_dir_all(&tmp).expect("create tmp");
     std::fs::write(dir.path().join("scenario.json"), scenario.to_string()).expect("write scenario");
-    let out = Command::new(rea_bin())
-        .args(["capture-process", "scenario.json", "--json"])
-        .current_dir(dir.path())
-        .env("TMPDIR", &tmp)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run rea");
+    let out = capture_file_in(dir.path(), "scenario.json");
     let stdout = String::from_utf8(out.stdout).expect("stdout is UTF-8");
     let stderr = String::from_utf8(out.stderr).expect("stderr is UTF-8");
     let document: Value =
