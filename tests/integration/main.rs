@@ -10,6 +10,7 @@ mod compare_cli;
 mod compare_corpus;
 mod compare_trace;
 mod doctor;
+mod document_bound;
 mod filesystem;
 mod mcp;
 mod redaction;

@@ -8,9 +8,10 @@ use serde_json::json;
 use super::CaptureRequest;
 use super::normalize::{Normalizer, replace_number};
 use super::owned::CleanupReport;
+use super::redact::Redactor;
 use super::render::{EMULATOR, RendererState};
 use super::run::{Collection, RunOutcome};
-use super::sampler::SamplerResult;
+use super::sampler::{RawSample, SamplerResult};
 use super::terminal::{TerminalOutput, TerminalRecorder};
 use crate::BuildInfo;
 use crate::evidence::{
@@ -84,14 +85,28 @@ fn ordinals(root: u32, samples: &SamplerResult) -> HashMap<u32, u64> {
     map
 }
 
-/// Normalizes a sampled command; each sampled PID (longest first) becomes
-/// `<pid>` where no digit is adjacent.
-fn normalize_command(command: &str, normalizer: &Normalizer, pids: &[String]) -> String {
-    let mut text = normalizer.normalize_unbounded(command);
+/// Longest sampled command line a record shows, in UTF-8 bytes; a longer
+/// one is cut at a character boundary and ends in
+/// `<truncated-command:N-bytes>`, N the length read from the host.
+pub(crate) const MAX_SAMPLED_COMMAND_BYTES: usize = 4096;
+
+/// A sampled command as recorded: secrets redacted (a command the sampler
+/// cut loses a tail that could begin a secret), normalized, each sampled PID
+/// (longest first) replaced by `<pid>` where no digit is adjacent, and
+/// bounded by [`MAX_SAMPLED_COMMAND_BYTES`].
+fn sampled_command(sample: &RawSample, secrets: &mut Redactor, normalizer: &Normalizer, pids: &[String]) -> String {
+    let cut = sample.command.len() < sample.command_bytes;
+    let redacted = if cut { secrets.prefix(&sample.command) } else { secrets.whole(&sample.command) };
+    let mut text = normalizer.normalize_unbounded(&redacted);
     for pid in pids {
         text = replace_number(&text, pid, "<pid>", u64::MAX).into_text(&text).unwrap_or(text);
     }
-    text.trim().to_owned()
+    let text = text.trim();
+    if !cut && text.len() <= MAX_SAMPLED_COMMAND_BYTES {
+        return text.to_owned();
+    }
+    let kept = &text[..text.floor_char_boundary(MAX_SAMPLED_COMMAND_BYTES)];
+    format!("{kept} <truncated-command:{}-bytes>", sample.command_bytes)
 }
 
 /// Rendered accounting when no renderer ran: nothing was observed.
@@ -145,7 +160,7 @@ impl Assembly<'_> {
         let mut pid_texts: Vec<String> = map.keys().map(u32::to_string).collect();
         pid_texts.sort_by_key(|p| std::cmp::Reverse(p.len()));
         let ordinal = |v: u32, unmapped: u64| if v == 0 { 0 } else { map.get(&v).copied().unwrap_or(unmapped) };
-        let mut secrets = super::redact::Redactor::for_events(&scenario.events);
+        let mut secrets = Redactor::for_events(&scenario.events);
         let process_samples: Vec<ProcessSample> = self
             .sampled
             .samples
@@ -154,7 +169,7 @@ impl Assembly<'_> {
                 at_ms: s.at_ms / bucket * bucket,
                 pid: ordinal(s.pid, 1),
                 parent_pid: ordinal(s.parent, 0),
-                command: normalize_command(&secrets.whole(&s.command), self.normalizer, &pid_texts),
+                command: sampled_command(s, &mut secrets, self.normalizer, &pid_texts),
                 process_group_id: Some(ordinal(s.group, 0)),
                 session_id: Some(ordinal(s.session, 0)),
             })
@@ -243,6 +258,7 @@ impl Assembly<'_> {
                 sampling_failures: self.sampled.failures,
                 first_sampling_failure: self.sampled.first_failure.clone(),
             },
+            document: None,
         };
         let truncated = truncation_details.any_truncated();
 
@@ -288,7 +304,7 @@ impl Assembly<'_> {
             });
         }
 
-        let record = CaptureRecord {
+        let mut record = CaptureRecord {
             schema_version: CAPTURE_SCHEMA_VERSION,
             manifest,
             normalization,
@@ -336,6 +352,69 @@ impl Assembly<'_> {
             "filesystem_observation_path_count": scenario.filesystem_observation_paths.len(),
             "normalization": record.normalization,
         });
+        super::fit::fit_document(&mut record, &parameters, super::fit::DOCUMENT_BUDGET_BYTES)?;
         seal_capture(record, parameters)
+    }
+}
+
+#[cfg(test)]
+mod command_tests {
+    use std::time::Instant;
+
+    use super::super::normalize::{HostValues, Normalizer};
+    use super::super::redact::Redactor;
+    use super::super::sampler::{KEPT_COMMAND_BYTES, RawSample};
+    use super::{MAX_SAMPLED_COMMAND_BYTES, sampled_command};
+    use crate::scenario::Normalization;
+
+    fn sample(command: &str, read: usize) -> RawSample {
+        let mut command = command.to_owned();
+        command.truncate(command.floor_char_boundary(KEPT_COMMAND_BYTES));
+        RawSample {
+            at_ms: 0,
+            pid: 7,
+            parent: 1,
+            command,
+            command_bytes: read,
+            group: 7,
+            session: 1,
+            recorded: Instant::now(),
+        }
+    }
+
+    fn record(command: &str, secrets: &[&str]) -> String {
+        let normalizer = Normalizer::new(&Normalization::default(), &HostValues::default());
+        let mut redactor = Redactor::new(secrets.iter().map(|s| (*s, format!("<redacted-input:{}-bytes>", s.len()))));
+        sampled_command(&sample(command, command.len()), &mut redactor, &normalizer, &[])
+    }
+
+    #[test]
+    fn a_short_command_is_kept_whole() {
+        assert_eq!(record("sh -c true", &[]), "sh -c true");
+    }
+
+    #[test]
+    fn a_long_command_keeps_its_first_bytes_and_says_how_long_it_was() {
+        let text = format!("prog {}", "é".repeat(3000));
+        let got = record(&text, &[]);
+        let (kept, marker) = got.rsplit_once(' ').expect("marker");
+        assert_eq!(marker, format!("<truncated-command:{}-bytes>", text.len()));
+        assert!(kept.len() <= MAX_SAMPLED_COMMAND_BYTES && kept.len() > MAX_SAMPLED_COMMAND_BYTES - 2);
+        assert!(text.starts_with(kept), "cut at a character boundary");
+    }
+
+    /// A secret that straddles the sampler's cut is not kept in part, even
+    /// when earlier redactions shorten the text below the shown length.
+    #[test]
+    fn no_part_of_a_secret_cut_by_the_sampler_is_kept() {
+        let secret = "HUNTER2-".repeat(512); // 4096 bytes, the longest input.
+        for offset in [1, 7, 100, 4095] {
+            let start = KEPT_COMMAND_BYTES - offset;
+            let head = format!("{secret} {}", "x".repeat(start - secret.len() - 1));
+            let text = format!("{head}{secret}{}", "y".repeat(100));
+            let got = record(&text, &[&secret]);
+            let kept = got.rsplit_once(' ').expect("marker").0;
+            assert_eq!(kept.matches('H').count(), 0, "offset {offset}: {}", &kept[kept.len().saturating_sub(40)..]);
+        }
     }
 }

@@ -8,6 +8,7 @@
 
 mod assemble;
 mod deadline;
+pub mod fit;
 mod guard;
 pub mod normalize;
 mod owned;
@@ -712,6 +713,8 @@ impl Ran<'_> {
         })
     }
 }
+#[cfg(test)]
+mod fit_tests;
 #[cfg(test)]
 mod ownership_tests;
 #[cfg(test)]

@@ -109,6 +109,14 @@ impl Redactor {
         out
     }
 
+    /// Redacts a text cut from a longer one: a tail that could be the start
+    /// of a secret is left out, so no part of a secret is kept.
+    pub fn prefix(&mut self, text: &str) -> String {
+        let out = self.push(text).into_owned();
+        self.held.clear();
+        out
+    }
+
     /// Ends the stream: the held tail is decided as it is.
     pub fn finish(&mut self) -> String {
         let buffer = std::mem::take(&mut self.held);

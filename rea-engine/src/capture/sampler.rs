@@ -19,6 +19,12 @@ use crate::host::{Pid, ProcessIdentity, ProcessInspector, StartTime};
 /// Sampling interval.
 pub(super) const INTERVAL: Duration = Duration::from_millis(50);
 
+/// Bytes of a command line the sampler keeps: the record shows at most
+/// `MAX_SAMPLED_COMMAND_BYTES`, and the rest leaves room to redact a secret
+/// that starts inside them (a secret is at most `MAX_INPUT_DATA_BYTES`).
+pub(super) const KEPT_COMMAND_BYTES: usize =
+    super::assemble::MAX_SAMPLED_COMMAND_BYTES + crate::scenario::MAX_INPUT_DATA_BYTES;
+
 /// A sampled row before normalization.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct RawSample {
@@ -28,8 +34,10 @@ pub(super) struct RawSample {
     pub pid: u32,
     /// Parent PID.
     pub parent: u32,
-    /// Command line.
+    /// Command line, its first [`KEPT_COMMAND_BYTES`] at most.
     pub command: String,
+    /// Bytes of the command line as read (more than `command` holds when cut).
+    pub command_bytes: usize,
     /// Process group.
     pub group: u32,
     /// Session.
@@ -207,11 +215,15 @@ impl Walker {
                 continue;
             }
             self.last.insert(pid.0, (row.start, row.parent.0, row.command.clone(), row.group.0, row.session.0));
+            let command_bytes = row.command.len();
+            let mut command = row.command;
+            command.truncate(command.floor_char_boundary(KEPT_COMMAND_BYTES));
             pass.rows.push(RawSample {
                 at_ms,
                 pid: pid.0,
                 parent: row.parent.0,
-                command: row.command,
+                command,
+                command_bytes,
                 group: row.group.0,
                 session: row.session.0,
                 recorded: Instant::now(),

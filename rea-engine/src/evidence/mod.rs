@@ -225,9 +225,15 @@ pub fn capture_evidence(record: &CaptureRecord, parameters: Value) -> Result<Evi
 /// Wraps a capture record in sealed Evidence, consuming it: its terminal
 /// text moves into the envelope instead of being copied.
 pub fn seal_capture(record: CaptureRecord, parameters: Value) -> Result<Evidence, serde_json::Error> {
+    let limitations = record.limitations.clone();
+    seal(capture_envelope(&limitations, parameters, record.into_value()?))
+}
+
+/// The unsealed capture envelope around `normalized_result`.
+fn capture_envelope(record_limitations: &[String], parameters: Value, normalized_result: Value) -> Evidence {
     let mut limitations = vec![NO_SUBJECT_LIMITATION.to_owned()];
-    limitations.extend(record.limitations.iter().cloned());
-    seal(Evidence {
+    limitations.extend(record_limitations.iter().cloned());
+    Evidence {
         schema_version: EVIDENCE_SCHEMA_VERSION,
         evidence_id: String::new(),
         subject: Value::Null,
@@ -237,14 +243,54 @@ pub fn seal_capture(record: CaptureRecord, parameters: Value) -> Result<Evidence
         operation: CAPTURE_OPERATION.into(),
         parameters,
         raw_result: Value::Null,
-        normalized_result: record.into_value()?,
+        normalized_result,
         confidence: "observed".into(),
         authority: "controlled-replay".into(),
         environment: host_environment_block(),
         limitations,
         locations: Vec::new(),
         evidence_links: Vec::new(),
-    })
+    }
+}
+
+/// Bytes `rea capture-process --json` writes for this record sealed with
+/// `parameters`: the envelope as pretty JSON and its final newline. Counted
+/// as the document is serialized, without building it.
+pub fn capture_document_bytes(record: &CaptureRecord, parameters: &Value) -> Result<u64, serde_json::Error> {
+    let mut envelope = capture_envelope(&record.limitations, parameters.clone(), Value::Null);
+    // The id's length is fixed: "ev_" and 64 hex digits.
+    envelope.evidence_id = format!("ev_{}", "0".repeat(64));
+    let outer = pretty_bytes(&envelope.into_value(), 0)?;
+    let inner = pretty_bytes(record, 1)?;
+    Ok(outer - "null".len() as u64 + inner + 1)
+}
+
+/// Bytes of `value` as pretty JSON (2-space indent) written where its
+/// opening bracket sits `depth` levels deep: every line after the first is
+/// indented by two more spaces per level.
+pub fn pretty_bytes<T: Serialize + ?Sized>(value: &T, depth: u64) -> Result<u64, serde_json::Error> {
+    let mut counter = ByteCounter::default();
+    serde_json::to_writer_pretty(&mut counter, value)?;
+    Ok(counter.bytes + counter.newlines * 2 * depth)
+}
+
+/// A writer that counts bytes and newlines.
+#[derive(Default)]
+struct ByteCounter {
+    bytes: u64,
+    newlines: u64,
+}
+
+impl std::io::Write for ByteCounter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.bytes += buf.len() as u64;
+        self.newlines += buf.iter().filter(|&&b| b == b'\n').count() as u64;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// Milliseconds since the Unix epoch as ISO-8601 UTC with milliseconds

@@ -381,6 +381,11 @@ pub struct TruncationDetails {
     pub filesystem_after: FilesystemTruncation,
     /// Process sampling.
     pub process: ProcessTruncation,
+    /// Observations left out so that the whole document stays importable
+    /// (present only when some were; see `docs/decisions.md`, "The document
+    /// bound").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub document: Option<DocumentTruncation>,
 }
 
 impl TruncationDetails {
@@ -392,6 +397,7 @@ impl TruncationDetails {
             || self.filesystem_before.truncated
             || self.filesystem_after.truncated
             || self.process.truncated
+            || self.document.as_ref().is_some_and(|d| d.truncated)
     }
 }
 
@@ -529,6 +535,29 @@ pub struct HashOmission {
     pub reason: String,
     /// The OS error code, or null.
     pub system_code: Option<i32>,
+}
+
+/// What the document bound left out: the tails of the areas below, in this
+/// order, until the capture's `--json` document fit `budget_bytes`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DocumentTruncation {
+    /// Always true when present.
+    pub truncated: bool,
+    /// The document bound: bytes of the capture as pretty JSON (`--json`).
+    pub budget_bytes: u64,
+    /// Bytes the document would have had with every retained observation.
+    pub observed_bytes: u64,
+    /// Rendered states left out (the latest intermediate ones first, the
+    /// final screen last).
+    pub omitted_rendered_frames: u64,
+    /// Process samples left out (the latest first).
+    pub omitted_process_samples: u64,
+    /// Filesystem paths left out of both snapshots (the last in path order
+    /// first); their roots are marked incomplete.
+    pub omitted_paths: u64,
+    /// Terminal chunks left out (the latest first).
+    pub omitted_frames: u64,
 }
 
 /// Process sampling accounting.

@@ -442,6 +442,6 @@ impl Walker<'_> {
 
 /// Orders strings by their UTF-16 code units, as JavaScript's default sort
 /// does (it differs from byte order only above U+FFFF versus U+E000..U+FFFF).
-pub(super) fn utf16_cmp(a: &str, b: &str) -> Ordering {
+pub(crate) fn utf16_cmp(a: &str, b: &str) -> Ordering {
     a.encode_utf16().cmp(b.encode_utf16())
 }

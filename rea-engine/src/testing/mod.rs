@@ -223,6 +223,7 @@ pub fn capture_record(r: &ResolvedScenario) -> CaptureRecord {
             sampling_failures: 0,
             first_sampling_failure: None,
         },
+        document: None,
     };
 
     let normalization = normalization_projection(&s.normalization);
