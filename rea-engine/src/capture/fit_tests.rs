@@ -338,4 +338,8 @@ fn the_largest_capture_at_every_limit_is_importable() {
     let d = record.truncation_details.document.expect("the bound says what it left out");
     assert_eq!(d.observed_bytes, unbounded);
     assert_eq!(record.rendered_frames.len(), 1, "the final screen is kept");
+    // The fixed part (a 4 MiB scenario stored twice, pretty-printed) leaves
+    // room: terminal chunks, the last area to give way, are still there.
+    assert!(!record.frames.is_empty(), "{d:?}");
+    assert_eq!(d.omitted_frames + record.frames.len() as u64, shape.frames as u64);
 }
