@@ -54,7 +54,7 @@ fn main() -> ExitCode {
     let (outcome, format) = match cli.command {
         cli::Command::CaptureProcess(args) => {
             let format = Format::from_flag(args.format.json);
-            (cmd::capture_process::run(args), format)
+            return cmd::capture_process::emit(cmd::capture_process::run(args), format);
         }
         cli::Command::CompareProcessCaptures(args) => {
             let format = Format::from_flag(args.format.json);

@@ -38,14 +38,18 @@ pub(crate) fn render(doc: &Value, format: Format) -> String {
 /// needs its whole text first.
 pub(crate) fn print(doc: &Value, format: Format) -> std::io::Result<()> {
     let out = std::io::stdout().lock();
-    let result = match format {
+    closed_pipe_is_fine(match format {
         Format::Json => write_json(doc, out),
         Format::Toon => {
             let text = render(doc, format);
             let mut out = out;
             out.write_all(text.as_bytes()).and_then(|()| out.flush())
         }
-    };
+    })
+}
+
+/// A reader that closed stdout early (`| head`) is not an error.
+pub(crate) fn closed_pipe_is_fine(result: std::io::Result<()>) -> std::io::Result<()> {
     match result {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         other => other,

@@ -7,9 +7,14 @@ use rea_engine::capture::progress::{ProgressLine, ProgressSink};
 use rea_engine::capture::{capture_with_cleanup_retry, prepare};
 use rea_engine::scenario::load_scenario;
 
+use std::process::ExitCode;
+
+use rea_engine::evidence::SealedCapture;
+
 use crate::Outcome;
 use crate::cli::CaptureProcessArgs;
 use crate::errors::{CliError, failure};
+use crate::output::{Format, closed_pipe_is_fine};
 
 /// Whether stdout is the file at `path` (same device and inode).
 fn stdout_is(path: &std::path::Path) -> bool {
@@ -29,26 +34,40 @@ impl ProgressSink for StderrProgress {
     }
 }
 
-pub(crate) fn run(args: CaptureProcessArgs) -> Outcome {
+/// Runs the capture: the sealed capture, or the failure to print.
+pub(crate) fn run(args: CaptureProcessArgs) -> Result<SealedCapture, Outcome> {
     if stdout_is(&args.scenario) {
-        return failure(&CliError::StdoutIsInput { path: args.scenario });
+        return Err(failure(&CliError::StdoutIsInput { path: args.scenario }));
     }
-    let scenario = match load_scenario(&args.scenario) {
-        Ok(s) => s,
-        Err(e) => return failure(&e),
-    };
+    let scenario = load_scenario(&args.scenario).map_err(|e| failure(&e))?;
     let host = crate::host::host();
-    let invocation_dir = match std::env::current_dir() {
-        Ok(d) => d,
-        Err(e) => return failure(&CliError::CurrentDirectory { source: e }),
-    };
-    let request = match prepare(&host, scenario, &invocation_dir, std::env::vars_os().collect(), crate::BUILD) {
-        Ok(r) => r,
-        Err(e) => return failure(&e),
-    };
+    let invocation_dir = std::env::current_dir().map_err(|e| failure(&CliError::CurrentDirectory { source: e }))?;
+    let request = prepare(&host, scenario, &invocation_dir, std::env::vars_os().collect(), crate::BUILD)
+        .map_err(|e| failure(&e))?;
     // A failed cleanup is retried (the engine's policy) before the error is printed.
-    match capture_with_cleanup_retry(&host, request, Arc::new(StderrProgress)) {
-        Ok(evidence) => Outcome { document: evidence.into_value(), success: true },
-        Err(e) => failure(&e),
+    capture_with_cleanup_retry(&host, request, Arc::new(StderrProgress)).map_err(|e| failure(&e))
+}
+
+/// Prints the capture (JSON is written as the record is serialized, with no
+/// value tree; TOON needs the tree) or the failure, and maps it to the exit
+/// status.
+pub(crate) fn emit(result: Result<SealedCapture, Outcome>, format: Format) -> ExitCode {
+    let sealed = match result {
+        Ok(sealed) => sealed,
+        Err(outcome) => return crate::emit(&outcome, format),
+    };
+    let written = match format {
+        Format::Json => closed_pipe_is_fine(sealed.write_json(std::io::stdout().lock())),
+        Format::Toon => sealed
+            .into_evidence()
+            .map_err(std::io::Error::other)
+            .and_then(|evidence| crate::output::print(&evidence.into_value(), format)),
+    };
+    match written {
+        Ok(()) => ExitCode::from(crate::exit::SUCCESS),
+        Err(e) => {
+            eprintln!("rea: could not write the document to stdout: {e}");
+            ExitCode::from(crate::exit::OUTPUT_FAILED)
+        }
     }
 }

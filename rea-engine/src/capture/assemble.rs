@@ -15,10 +15,10 @@ use super::sampler::{RawSample, SamplerResult};
 use super::terminal::{TerminalOutput, TerminalRecorder};
 use crate::BuildInfo;
 use crate::evidence::{
-    CAPTURE_SCHEMA_VERSION, CaptureRecord, Cleanup, CleanupOutcome, Evidence, Exit, ExitReason, Finalization,
-    JournalCollection, JournalEntry, Manifest, PROVIDER_VERSION, ProcessSample, ProcessTruncation,
-    RenderedTerminalTruncation, ResidualUnknown, Settlement, SettlementState, TruncationDetails, UnverifiedProcess,
-    architecture_name, digest, now_iso8601, platform_name, seal_capture,
+    CAPTURE_SCHEMA_VERSION, CaptureRecord, Cleanup, CleanupOutcome, Exit, ExitReason, Finalization, JournalCollection,
+    JournalEntry, Manifest, PROVIDER_VERSION, ProcessSample, ProcessTruncation, RenderedTerminalTruncation,
+    ResidualUnknown, SealedCapture, Settlement, SettlementState, TruncationDetails, UnverifiedProcess,
+    architecture_name, digest, now_iso8601, platform_name, seal_capture_typed,
 };
 use crate::evidence::{OwnedGroupOutcome, ProcessCoverage, RendererOutcome, ResidualScope, TemporaryRootOutcome};
 use crate::fs::Snapshot;
@@ -124,7 +124,7 @@ fn empty_rendered(scenario: &crate::scenario::Scenario) -> RenderedTerminalTrunc
 }
 
 impl Assembly<'_> {
-    pub(super) fn assemble(self) -> Result<Evidence, serde_json::Error> {
+    pub(super) fn assemble(self) -> Result<SealedCapture, serde_json::Error> {
         let resolved = &self.request.resolved;
         let scenario = &resolved.scenario;
         let bucket = scenario.normalization.time_bucket_ms.max(1);
@@ -353,7 +353,7 @@ impl Assembly<'_> {
             "normalization": record.normalization,
         });
         super::fit::fit_document(&mut record, &parameters, super::fit::DOCUMENT_BUDGET_BYTES)?;
-        seal_capture(record, parameters)
+        seal_capture_typed(record, parameters)
     }
 }
 

@@ -343,3 +343,30 @@ fn the_largest_capture_at_every_limit_is_importable() {
     assert!(!record.frames.is_empty(), "{d:?}");
     assert_eq!(d.omitted_frames + record.frames.len() as u64, shape.frames as u64);
 }
+
+/// The typed path (identity hashed item by item, JSON written as the record
+/// is serialized) gives the same document and identity as the value tree.
+#[test]
+fn the_typed_document_is_the_value_document() {
+    let dir = tempfile::tempdir().expect("create a temporary directory");
+    let r = scenario(dir.path(), json!({}), json!({"LANG": "C"}));
+    let parameters = testing::capture_parameters(&r);
+    let mut shaped = record(&r, &small_shape());
+    shaped.frames[3].invalid_utf8 = Some("ff".into());
+    shaped.frames[4].raw_data = None;
+    for rec in [testing::capture_record(&r), shaped] {
+        let sealed = crate::evidence::seal_capture_typed(rec.clone(), parameters.clone()).expect("seal");
+        let mut bytes = Vec::new();
+        sealed.write_json(&mut bytes).expect("write");
+        assert_eq!(bytes.len() as u64, capture_document_bytes(&rec, &parameters).expect("measure"));
+        let written: Value = serde_json::from_slice(&bytes).expect("parse");
+        let evidence = sealed.clone().into_evidence().expect("into evidence");
+        assert_eq!(
+            crate::evidence::compute_evidence_id(&evidence).expect("id"),
+            sealed.evidence_id(),
+            "the typed identity is the identity of the value tree"
+        );
+        assert_eq!(written, evidence.into_value());
+        import_capture("capture.json", written).expect("imports");
+    }
+}

@@ -38,7 +38,7 @@ use self::run::Running;
 use self::terminal::TerminalRecorder;
 use crate::BuildInfo;
 use crate::error::{Category, UserError};
-use crate::evidence::{Evidence, SettlementState};
+use crate::evidence::{Evidence, SealedCapture, SettlementState};
 use crate::fs::{Snapshot, SnapshotError};
 use crate::host::{CaptureSupport, Host, HostError, Interrupts, RunToken, SpawnSpec, TermSize};
 use crate::scenario::{RUN_TOKEN_VARIABLE, ResolveError, ResolvedScenario, Resolver, Scenario};
@@ -251,13 +251,19 @@ pub fn retry_failed_cleanup(host: &Host, mut error: CaptureError) -> CaptureErro
     error
 }
 
-/// [`capture`] followed by the cleanup-retry policy on failure.
+/// [`capture`], its record kept typed, followed by the cleanup-retry policy
+/// on failure.
 pub fn capture_with_cleanup_retry(
     host: &Host,
     request: CaptureRequest,
     sink: Arc<dyn ProgressSink>,
-) -> Result<Evidence, CaptureError> {
-    capture(host, request, sink).map_err(|e| retry_failed_cleanup(host, e))
+) -> Result<SealedCapture, CaptureError> {
+    async_io::block_on(capture_sealed_async(host, request, sink)).map_err(|e| retry_failed_cleanup(host, e))
+}
+
+/// The error of a record that could not be serialized.
+fn serialization_error(e: serde_json::Error) -> CaptureError {
+    CaptureError::Host(HostError::Io { op: "serialize the capture", source: std::io::Error::other(e) })
 }
 
 /// Builds the child's environment: the host environment, the scenario's
@@ -408,6 +414,16 @@ pub async fn capture_async(
     request: CaptureRequest,
     sink: Arc<dyn ProgressSink>,
 ) -> Result<Evidence, CaptureError> {
+    capture_sealed_async(host, request, sink).await?.into_evidence().map_err(serialization_error)
+}
+
+/// [`capture_async`] with the record kept typed (see [`SealedCapture`]):
+/// what a front end that writes the document itself uses.
+pub async fn capture_sealed_async(
+    host: &Host,
+    request: CaptureRequest,
+    sink: Arc<dyn ProgressSink>,
+) -> Result<SealedCapture, CaptureError> {
     let mut progress = ProgressReporter::new(sink, Instant::now());
     progress.update(Phase::Prepare, Counts::default());
     let mut ending = Ending::new();
@@ -423,7 +439,7 @@ async fn lifecycle(
     request: &CaptureRequest,
     progress: &mut ProgressReporter,
     ending: &mut Ending,
-) -> Result<Evidence, CaptureError> {
+) -> Result<SealedCapture, CaptureError> {
     if let CaptureSupport::Unavailable { reason } = host.capture {
         return Err(CaptureError::Unsupported { reason });
     }
@@ -492,7 +508,7 @@ struct Launched<'a> {
 
 impl Launched<'_> {
     /// Runs the command, then concludes the capture ([`Ran::conclude`]).
-    async fn run(self, progress: &mut ProgressReporter, ending: &mut Ending) -> Result<Evidence, CaptureError> {
+    async fn run(self, progress: &mut ProgressReporter, ending: &mut Ending) -> Result<SealedCapture, CaptureError> {
         let Launched { host, request, mut guard, temp, mut interrupts, before, started_at, launch } = self;
         let resolved = &request.resolved;
         let scenario = &resolved.scenario;
@@ -606,7 +622,11 @@ struct Ran<'a> {
 
 impl Ran<'_> {
     /// Settles, snapshots, cleans up and assembles the record.
-    async fn conclude(self, progress: &mut ProgressReporter, ending: &mut Ending) -> Result<Evidence, CaptureError> {
+    async fn conclude(
+        self,
+        progress: &mut ProgressReporter,
+        ending: &mut Ending,
+    ) -> Result<SealedCapture, CaptureError> {
         let Ran {
             host,
             request,
@@ -708,9 +728,7 @@ impl Ran<'_> {
             settled_at,
         }
         .assemble()
-        .map_err(|e| {
-            CaptureError::Host(HostError::Io { op: "serialize the capture", source: std::io::Error::other(e) })
-        })
+        .map_err(serialization_error)
     }
 }
 #[cfg(test)]

@@ -48,21 +48,99 @@ pub fn digest_members(members: &[(&str, &Value)]) -> Result<String, serde_json::
     Ok(hasher.finish())
 }
 
-fn write_members<W: Write>(mut members: Vec<(&str, &Value)>, w: &mut W) -> Result<(), serde_json::Error> {
+/// One member of an object hashed by [`digest_parts`]: a JSON value, or a
+/// typed value written by the given function (so a large record is never
+/// held as one value tree).
+pub enum Part<'a> {
+    /// A value already in JSON form.
+    Value(&'a Value),
+    /// A typed value that writes its own canonical JSON.
+    Typed(&'a dyn CanonicalWrite),
+}
+
+/// A typed value that can write its RFC 8785 canonical JSON piece by piece.
+pub trait CanonicalWrite {
+    /// Writes the canonical JSON of `self` to `w`.
+    fn write_canonical(&self, w: &mut dyn Write) -> Result<(), serde_json::Error>;
+}
+
+/// [`digest_members`] where some members are typed values.
+pub fn digest_parts(members: &[(&str, Part<'_>)]) -> Result<String, serde_json::Error> {
+    let mut hasher = HashWriter::new();
+    let mut sorted: Vec<&(&str, Part<'_>)> = members.iter().collect();
+    sorted.sort_by(|(a, _), (b, _)| utf16_order(a, b));
+    let w: &mut dyn Write = &mut hasher;
+    w.write_all(b"{").map_err(serde_json::Error::io)?;
+    for (i, (key, part)) in sorted.into_iter().enumerate() {
+        if i > 0 {
+            w.write_all(b",").map_err(serde_json::Error::io)?;
+        }
+        serde_json_canonicalizer::to_writer(key, &mut &mut *w)?;
+        w.write_all(b":").map_err(serde_json::Error::io)?;
+        match part {
+            Part::Value(value) => write_value(value, &mut *w)?,
+            Part::Typed(typed) => typed.write_canonical(w)?,
+        }
+    }
+    w.write_all(b"}").map_err(serde_json::Error::io)?;
+    Ok(hasher.finish())
+}
+
+/// Writes one member's canonical JSON.
+pub(super) type MemberWriter<'a> = &'a dyn Fn(&mut dyn Write) -> Result<(), serde_json::Error>;
+
+/// Writes an object whose members are given in RFC 8785 order (the caller
+/// guarantees it): each member is a typed value converted to JSON on its
+/// own, and arrays of typed items one item at a time.
+pub(super) fn write_sorted_object(
+    w: &mut dyn Write,
+    members: &[(&str, MemberWriter<'_>)],
+) -> Result<(), serde_json::Error> {
+    debug_assert!(members.windows(2).all(|p| utf16_order(p[0].0, p[1].0).is_lt()), "members out of order");
+    w.write_all(b"{").map_err(serde_json::Error::io)?;
+    for (i, (key, write)) in members.iter().enumerate() {
+        if i > 0 {
+            w.write_all(b",").map_err(serde_json::Error::io)?;
+        }
+        serde_json_canonicalizer::to_writer(key, &mut &mut *w)?;
+        w.write_all(b":").map_err(serde_json::Error::io)?;
+        write(w)?;
+    }
+    w.write_all(b"}").map_err(serde_json::Error::io)
+}
+
+/// Writes the canonical JSON of one typed value (converted to JSON whole).
+pub(super) fn write_typed<T: Serialize>(value: &T, w: &mut dyn Write) -> Result<(), serde_json::Error> {
+    write_value(&serde_json::to_value(value)?, w)
+}
+
+/// Writes the canonical JSON of an array of typed items, one item at a time.
+pub(super) fn write_typed_items<T: Serialize>(items: &[T], w: &mut dyn Write) -> Result<(), serde_json::Error> {
+    w.write_all(b"[").map_err(serde_json::Error::io)?;
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            w.write_all(b",").map_err(serde_json::Error::io)?;
+        }
+        write_typed(item, w)?;
+    }
+    w.write_all(b"]").map_err(serde_json::Error::io)
+}
+
+fn write_members<W: Write + ?Sized>(mut members: Vec<(&str, &Value)>, w: &mut W) -> Result<(), serde_json::Error> {
     members.sort_by(|(a, _), (b, _)| utf16_order(a, b));
     w.write_all(b"{").map_err(serde_json::Error::io)?;
     for (i, (key, value)) in members.into_iter().enumerate() {
         if i > 0 {
             w.write_all(b",").map_err(serde_json::Error::io)?;
         }
-        serde_json_canonicalizer::to_writer(&key, w)?;
+        serde_json_canonicalizer::to_writer(&key, &mut &mut *w)?;
         w.write_all(b":").map_err(serde_json::Error::io)?;
         write_value(value, w)?;
     }
     w.write_all(b"}").map_err(serde_json::Error::io)
 }
 
-fn write_value<W: Write>(value: &Value, w: &mut W) -> Result<(), serde_json::Error> {
+fn write_value<W: Write + ?Sized>(value: &Value, w: &mut W) -> Result<(), serde_json::Error> {
     match value {
         Value::Object(map) => write_members(map.iter().map(|(k, v)| (k.as_str(), v)).collect(), w),
         Value::Array(items) => {
@@ -75,7 +153,7 @@ fn write_value<W: Write>(value: &Value, w: &mut W) -> Result<(), serde_json::Err
             }
             w.write_all(b"]").map_err(serde_json::Error::io)
         }
-        scalar => serde_json_canonicalizer::to_writer(scalar, w),
+        scalar => serde_json_canonicalizer::to_writer(scalar, &mut &mut *w),
     }
 }
 

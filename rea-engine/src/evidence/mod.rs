@@ -17,7 +17,7 @@ mod import_tests;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-pub use canonical::{canonical_json, digest, digest_members, hex, same};
+pub use canonical::{CanonicalWrite, Part, canonical_json, digest, digest_members, digest_parts, hex, same};
 pub use import::{ImportError, import_capture, import_capture_record, parse_evidence_value};
 pub use record::*;
 
@@ -109,6 +109,11 @@ impl Provider {
 /// hashed as it is written, from the envelope's own fields: the record is
 /// neither copied nor held as canonical text.
 pub fn compute_evidence_id(envelope: &Evidence) -> Result<String, serde_json::Error> {
+    evidence_id_with(envelope, Part::Value(&envelope.normalized_result))
+}
+
+/// The `evidence_id` of `envelope` with `normalized` as its result.
+fn evidence_id_with(envelope: &Evidence, normalized: Part<'_>) -> Result<String, serde_json::Error> {
     let e = envelope;
     let subject = match &e.subject {
         Value::Object(s) => Value::Object(
@@ -132,26 +137,26 @@ pub fn compute_evidence_id(envelope: &Evidence) -> Result<String, serde_json::Er
     ];
     let [schema_version, provider, predicate_type, operation, confidence, authority, limitations, locations, links] =
         &small;
-    let mut members: Vec<(&str, &Value)> = vec![
-        ("schema_version", schema_version),
-        ("subject", &subject),
-        ("provider", provider),
-        ("predicate_type", predicate_type),
-        ("operation", operation),
-        ("parameters", &e.parameters),
-        ("raw_result", &e.raw_result),
-        ("normalized_result", &e.normalized_result),
-        ("confidence", confidence),
-        ("authority", authority),
-        ("environment", &e.environment),
-        ("limitations", limitations),
-        ("locations", locations),
-        ("evidence_links", links),
+    let mut members: Vec<(&str, Part<'_>)> = vec![
+        ("schema_version", Part::Value(schema_version)),
+        ("subject", Part::Value(&subject)),
+        ("provider", Part::Value(provider)),
+        ("predicate_type", Part::Value(predicate_type)),
+        ("operation", Part::Value(operation)),
+        ("parameters", Part::Value(&e.parameters)),
+        ("raw_result", Part::Value(&e.raw_result)),
+        ("normalized_result", normalized),
+        ("confidence", Part::Value(confidence)),
+        ("authority", Part::Value(authority)),
+        ("environment", Part::Value(&e.environment)),
+        ("limitations", Part::Value(limitations)),
+        ("locations", Part::Value(locations)),
+        ("evidence_links", Part::Value(links)),
     ];
     if let Some(profile) = &e.analysis_profile {
-        members.push(("analysis_profile", profile));
+        members.push(("analysis_profile", Part::Value(profile)));
     }
-    Ok(format!("ev_{}", digest_members(&members)?))
+    Ok(format!("ev_{}", digest_parts(&members)?))
 }
 
 impl Evidence {
@@ -225,8 +230,77 @@ pub fn capture_evidence(record: &CaptureRecord, parameters: Value) -> Result<Evi
 /// Wraps a capture record in sealed Evidence, consuming it: its terminal
 /// text moves into the envelope instead of being copied.
 pub fn seal_capture(record: CaptureRecord, parameters: Value) -> Result<Evidence, serde_json::Error> {
-    let limitations = record.limitations.clone();
-    seal(capture_envelope(&limitations, parameters, record.into_value()?))
+    seal_capture_typed(record, parameters)?.into_evidence()
+}
+
+/// Seals a capture record without turning it into a JSON value tree: the
+/// identity is hashed from the typed record (one item at a time), and
+/// [`SealedCapture::write_json`] writes it the same way.
+pub fn seal_capture_typed(record: CaptureRecord, parameters: Value) -> Result<SealedCapture, serde_json::Error> {
+    let mut envelope = capture_envelope(&record.limitations, parameters, Value::Null);
+    envelope.evidence_id = evidence_id_with(&envelope, Part::Typed(&record))?;
+    Ok(SealedCapture { envelope, record })
+}
+
+/// Sealed capture Evidence whose record stays typed.
+#[derive(Debug, Clone)]
+pub struct SealedCapture {
+    /// The envelope, `normalized_result` null.
+    envelope: Evidence,
+    /// The record that is its `normalized_result`.
+    record: CaptureRecord,
+}
+
+impl SealedCapture {
+    /// The sealed identity.
+    pub fn evidence_id(&self) -> &str {
+        &self.envelope.evidence_id
+    }
+
+    /// The record.
+    pub fn record(&self) -> &CaptureRecord {
+        &self.record
+    }
+
+    /// The Evidence with its record as a JSON value (moved, not copied).
+    pub fn into_evidence(self) -> Result<Evidence, serde_json::Error> {
+        Ok(Evidence { normalized_result: self.record.into_value()?, ..self.envelope })
+    }
+
+    /// Writes the Evidence as pretty JSON (2-space indent, what `--json`
+    /// prints) and a final newline, serializing the record as it goes: the
+    /// same document as [`Self::into_evidence`] printed, its members in the
+    /// record's own order.
+    pub fn write_json(&self, out: impl std::io::Write) -> std::io::Result<()> {
+        let mut out = std::io::BufWriter::with_capacity(64 * 1024, out);
+        let Value::Object(envelope) = self.envelope.clone().into_value() else {
+            unreachable!("an envelope is an object")
+        };
+        serde_json::to_writer_pretty(&mut out, &Inline { envelope: &envelope, record: &self.record })?;
+        std::io::Write::write_all(&mut out, b"\n")?;
+        std::io::Write::flush(&mut out)
+    }
+}
+
+/// An envelope whose `normalized_result` is the typed record.
+struct Inline<'a> {
+    envelope: &'a Map<String, Value>,
+    record: &'a CaptureRecord,
+}
+
+impl Serialize for Inline<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = s.serialize_map(Some(self.envelope.len()))?;
+        for (key, value) in self.envelope {
+            if key == "normalized_result" {
+                map.serialize_entry(key, self.record)?;
+            } else {
+                map.serialize_entry(key, value)?;
+            }
+        }
+        map.end()
+    }
 }
 
 /// The unsealed capture envelope around `normalized_result`.

@@ -72,6 +72,37 @@ impl CaptureRecord {
     }
 }
 
+impl super::CanonicalWrite for CaptureRecord {
+    /// The record's RFC 8785 form, its arrays one item at a time (tested
+    /// equal to the digest of [`CaptureRecord::into_value`]).
+    fn write_canonical(&self, w: &mut dyn std::io::Write) -> Result<(), serde_json::Error> {
+        use super::canonical::{MemberWriter, write_sorted_object, write_typed, write_typed_items};
+        let r = self;
+        // Keys in RFC 8785 order (checked in debug builds).
+        let members: [(&str, MemberWriter<'_>); 18] = [
+            ("cleanup", &|w| write_typed(&r.cleanup, w)),
+            ("event_journal", &|w| write_typed_items(&r.event_journal, w)),
+            ("exit", &|w| write_typed(&r.exit, w)),
+            ("files_after", &|w| write_typed_items(&r.files_after, w)),
+            ("files_before", &|w| write_typed_items(&r.files_before, w)),
+            ("filesystem_effects", &|w| write_typed_items(&r.filesystem_effects, w)),
+            ("frames", &|w| write_typed_items(&r.frames, w)),
+            ("interaction_events", &|w| write_typed_items(&r.interaction_events, w)),
+            ("limitations", &|w| write_typed(&r.limitations, w)),
+            ("manifest", &|w| write_typed(&r.manifest, w)),
+            ("normalization", &|w| write_typed(&r.normalization, w)),
+            ("process_samples", &|w| write_typed_items(&r.process_samples, w)),
+            ("rendered_frames", &|w| write_typed_items(&r.rendered_frames, w)),
+            ("residual_unknowns", &|w| write_typed(&r.residual_unknowns, w)),
+            ("schema_version", &|w| write_typed(&r.schema_version, w)),
+            ("settlement", &|w| write_typed(&r.settlement, w)),
+            ("truncated", &|w| write_typed(&r.truncated, w)),
+            ("truncation_details", &|w| write_typed(&r.truncation_details, w)),
+        ];
+        write_sorted_object(w, &members)
+    }
+}
+
 impl Frame {
     /// The frame as a JSON value, moving its text.
     pub fn into_value(self) -> Value {
