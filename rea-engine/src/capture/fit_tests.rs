@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 use super::fit::{DOCUMENT_BUDGET_BYTES, fit_document};
 use crate::evidence::{
     ActiveBuffer, CaptureRecord, DocumentTruncation, FileKind, FileState, Frame, JournalCollection, JournalEntry,
-    ProcessSample, RenderedFrame, RootCoverage, capture_document_bytes, import_capture, seal_capture,
+    ProcessSample, RenderedFrame, RootCoverage, capture_document_bytes, import_capture, seal_capture_typed,
 };
 use crate::fs::{Snapshot, effects};
 use crate::scenario::ResolvedScenario;
@@ -137,10 +137,10 @@ fn record(r: &ResolvedScenario, shape: &Shape) -> CaptureRecord {
 
 /// The capture as `rea capture-process --json` prints it.
 fn written(record: CaptureRecord, parameters: &Value) -> String {
-    let evidence = seal_capture(record, parameters.clone()).expect("seal");
-    let mut text = serde_json::to_string_pretty(&evidence.into_value()).expect("serialize");
-    text.push('\n');
-    text
+    let sealed = seal_capture_typed(record, parameters.clone()).expect("seal");
+    let mut bytes = Vec::new();
+    sealed.write_json(&mut bytes).expect("write");
+    String::from_utf8(bytes).expect("JSON is UTF-8")
 }
 
 fn small_shape() -> Shape {
@@ -355,7 +355,7 @@ fn the_typed_document_is_the_value_document() {
     shaped.frames[3].invalid_utf8 = Some("ff".into());
     shaped.frames[4].raw_data = None;
     for rec in [testing::capture_record(&r), shaped] {
-        let sealed = crate::evidence::seal_capture_typed(rec.clone(), parameters.clone()).expect("seal");
+        let sealed = seal_capture_typed(rec.clone(), parameters.clone()).expect("seal");
         let mut bytes = Vec::new();
         sealed.write_json(&mut bytes).expect("write");
         assert_eq!(bytes.len() as u64, capture_document_bytes(&rec, &parameters).expect("measure"));
