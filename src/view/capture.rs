@@ -114,7 +114,19 @@ fn truncation(page: &mut Page, record: &Value) {
                 _ => None,
             })
             .collect();
-        page.field("truncated", &style.paint(Tone::Doubt, &format!("{name}: {}", why.join(", "))));
+        let why = match (name.as_str(), why.is_empty()) {
+            ("document", _) => format!(
+                "{} bytes as JSON, over the {}-byte bound; {}",
+                detail["observed_bytes"],
+                detail["budget_bytes"],
+                why.join(", ")
+            ),
+            (_, true) if details.is_some_and(|d| d.contains_key("document")) => {
+                "its latest observations left out for the document bound".to_owned()
+            }
+            _ => why.join(", "),
+        };
+        page.field("truncated", &style.paint(Tone::Doubt, &format!("{name}: {why}")));
     }
     if !any {
         let word = if record["truncated"].as_bool() == Some(true) { "yes (no details)" } else { "nothing" };

@@ -45,6 +45,13 @@ fn ten_megabytes_of_control_characters_are_fitted_and_the_capture_imports() {
     std::fs::write(c.dir.path().join("big.json"), &c.stdout).expect("write the capture");
     let out = rea(c.dir.path(), &["compare-process-captures", "big.json", "big.json", "--json"]);
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    // And `rea show` says which areas gave way and why.
+    let out = rea(c.dir.path(), &["show", "big.json"]);
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(shown.contains("raw_terminal: its latest observations left out for the document bound"), "{shown}");
+    assert!(
+        shown.contains(&format!("document: {observed} bytes as JSON, over the {DOCUMENT_BUDGET_BYTES}-byte bound"))
+    );
 }
 
 #[test]
