@@ -2,6 +2,8 @@
 //! a document too large to read back is fitted, says what it left out, and
 //! imports; a long sampled command line is cut with a marker.
 
+#![cfg(not(feature = "force-stub"))]
+
 use serde_json::{Value, json};
 
 use crate::util::{capture, rea};

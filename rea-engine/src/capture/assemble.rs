@@ -124,124 +124,23 @@ fn empty_rendered(scenario: &crate::scenario::Scenario) -> RenderedTerminalTrunc
 }
 
 impl Assembly<'_> {
+    /// The sealed capture: each part of the record built by its own step,
+    /// then fitted into the document bound.
     pub(super) fn assemble(self) -> Result<SealedCapture, serde_json::Error> {
         let resolved = &self.request.resolved;
         let scenario = &resolved.scenario;
-        let bucket = scenario.normalization.time_bucket_ms.max(1);
-
+        let manifest = self.manifest()?;
         let normalization = normalization_projection(&scenario.normalization);
-        let scenario_value = scenario_commitment(resolved);
-        let contract = comparison_contract(resolved);
-        let manifest = Manifest {
-            rea_version: self.build.version.to_owned(),
-            provider_version: PROVIDER_VERSION.to_owned(),
-            platform: platform_name().to_owned(),
-            architecture: architecture_name().to_owned(),
-            pty_backend: self.pty_backend.to_owned(),
-            started_at: self.started_at,
-            completed_at: now_iso8601(),
-            full_scenario_sha256: digest(&scenario_value)?,
-            comparison_contract_sha256: digest(&contract)?,
-            executable_sha256: resolved.executable_sha256.clone(),
-            normalization_sha256: digest(&normalization)?,
-            terminal_emulator: Some(EMULATOR.to_owned()),
-            scenario: scenario_value,
-            comparison_contract: contract,
-        };
-
+        let mut secrets = Redactor::for_events(&scenario.events);
+        let process_samples = process_samples(&self, &mut secrets);
         let TerminalOutput { frames, raw, normalized, rendered } = self.recorder.finish(self.decoder_invalid_bytes);
         let (rendered_frames, rendered, renderer_state) = match rendered {
             Some(r) => (r.frames, r.account, r.state),
             None => (Vec::new(), empty_rendered(scenario), RendererState::Failed),
         };
-
-        // Process samples, identifiers normalized to ordinals.
-        let map = ordinals(self.root_pid, &self.sampled);
-        let mut pid_texts: Vec<String> = map.keys().map(u32::to_string).collect();
-        pid_texts.sort_by_key(|p| std::cmp::Reverse(p.len()));
-        let ordinal = |v: u32, unmapped: u64| if v == 0 { 0 } else { map.get(&v).copied().unwrap_or(unmapped) };
-        let mut secrets = Redactor::for_events(&scenario.events);
-        let process_samples: Vec<ProcessSample> = self
-            .sampled
-            .samples
-            .iter()
-            .map(|s| ProcessSample {
-                at_ms: s.at_ms / bucket * bucket,
-                pid: ordinal(s.pid, 1),
-                parent_pid: ordinal(s.parent, 0),
-                command: sampled_command(s, &mut secrets, self.normalizer, &pid_texts),
-                process_group_id: Some(ordinal(s.group, 0)),
-                session_id: Some(ordinal(s.session, 0)),
-            })
-            .collect();
-
-        // The journal: every observation in the order it was recorded.
-        let mut entries: Vec<(Instant, u8, JournalCollection, usize)> = self
-            .journal
-            .iter()
-            .map(|(at, c, i)| {
-                let name = match c {
-                    Collection::Frames => JournalCollection::Frames,
-                    Collection::Interactions => JournalCollection::InteractionEvents,
-                    Collection::Lifecycle => JournalCollection::Lifecycle,
-                };
-                (*at, 0, name, *i)
-            })
-            .collect();
-        entries.extend(
-            rendered_frames.iter().enumerate().map(|(i, (at, _))| (*at, 0, JournalCollection::RenderedFrames, i)),
-        );
-        entries.extend(
-            self.sampled.samples.iter().enumerate().map(|(i, s)| (s.recorded, 1, JournalCollection::ProcessSamples, i)),
-        );
-        entries.push((self.settled_at, 2, JournalCollection::Lifecycle, 1));
-        entries.sort_by_key(|(at, order, _, _)| (*at, *order));
-        let event_journal = entries
-            .into_iter()
-            .enumerate()
-            .map(|(n, (_, _, collection, index))| JournalEntry {
-                capture_order: n as u64,
-                collection,
-                index: index as u64,
-            })
-            .collect();
-
-        // Exit.
-        let outcome = &self.outcome;
-        let (code, signal) = match outcome.exit {
-            Some((ExitStatus::Code(c), _)) => (Some(i64::from(c)), 0),
-            Some((ExitStatus::Signal(s), _)) => (None, i64::from(s)),
-            None => (None, 0),
-        };
-        let finalization = outcome.finalization.as_ref().map(|f| Finalization {
-            requested_ms: f.requested_ms,
-            elapsed_ms: f.elapsed_ms,
-            exit_code: match (f.elapsed_ms, outcome.exit) {
-                (Some(_), Some((ExitStatus::Code(c), _))) => Some(i64::from(c)),
-                _ => None,
-            },
-            signals: f.signals.clone(),
-        });
-        let exit = Exit {
-            code: if outcome.reason == ExitReason::Exited { code } else { None },
-            signal,
-            reason: outcome.reason,
-            finalization,
-        };
-        let (state, elapsed_ms) = self.settlement;
-        let settlement = Settlement {
-            state,
-            elapsed_ms,
-            cleanup_outcome: match state {
-                SettlementState::Quiesced => CleanupOutcome::NotRequired,
-                SettlementState::AliveAtDeadline | SettlementState::Unverifiable => CleanupOutcome::Cleaned,
-            },
-        };
-
-        // Filesystem.
+        let event_journal = journal(&self.journal, &rendered_frames, &self.sampled, self.settled_at);
         let selected = !resolved.observation_paths.is_empty();
         let filesystem_effects = if selected { crate::fs::effects(&self.before, &self.after) } else { Vec::new() };
-
         let sampling_partial = self.sampled.limit_reached || self.sampled.failures > 0;
         let truncation_details = TruncationDetails {
             raw_terminal: raw,
@@ -260,50 +159,8 @@ impl Assembly<'_> {
             },
             document: None,
         };
-        let truncated = truncation_details.any_truncated();
-
-        let mut limitations = vec![LIMIT_SAMPLED.to_owned()];
-        if sampling_partial {
-            limitations.push(LIMIT_SAMPLING_PARTIAL.to_owned());
-        }
-        limitations.push(LIMIT_SNAPSHOTS.to_owned());
-        limitations.push(LIMIT_NETWORK.to_owned());
-        limitations.push(LIMIT_ENVIRONMENT.to_owned());
-        if renderer_state == RendererState::Failed {
-            limitations.push(LIMIT_RENDERER_FAILED.to_owned());
-        } else if truncation_details.raw_terminal.truncated {
-            limitations.push(LIMIT_RENDERED_FROM_RETAINED.to_owned());
-        }
-        if let Some(count) = self.redactions {
-            limitations.push(super::redact::redaction_limitation(count + secrets.redactions()));
-        }
-
-        let mut residual_unknowns = vec![
-            ResidualUnknown { scope: ResidualScope::Process, reason: LIMIT_SAMPLED.into() },
-            ResidualUnknown {
-                scope: ResidualScope::Network,
-                reason: "External network isolation is not enforced by this adapter.".into(),
-            },
-        ];
-        if !selected {
-            residual_unknowns.push(ResidualUnknown {
-                scope: ResidualScope::Filesystem,
-                reason: "No filesystem observation paths were selected, so filesystem effects are unknown.".into(),
-            });
-        }
-        if let Some(why) = &outcome.exit_unobserved {
-            residual_unknowns.push(ResidualUnknown {
-                scope: ResidualScope::Exit,
-                reason: format!("The launched process's exit was not observed: {why}."),
-            });
-        }
-        for (pid, reason) in &self.cleanup.unverified_processes {
-            residual_unknowns.push(ResidualUnknown {
-                scope: ResidualScope::Process,
-                reason: format!("Process {pid} was left untouched because its ownership could not be read: {reason}."),
-            });
-        }
-
+        let redactions = self.redactions.map(|count| count + secrets.redactions());
+        let limitations = limitations(sampling_partial, renderer_state, &truncation_details, redactions);
         let mut record = CaptureRecord {
             schema_version: CAPTURE_SCHEMA_VERSION,
             manifest,
@@ -311,50 +168,224 @@ impl Assembly<'_> {
             frames,
             rendered_frames: rendered_frames.into_iter().map(|(_, f)| f).collect(),
             interaction_events: self.interactions,
-            exit,
-            settlement,
+            exit: exit(&self.outcome),
+            settlement: settlement(self.settlement),
             process_samples,
             event_journal,
             files_before: self.before.files,
             files_after: self.after.files,
             filesystem_effects,
-            truncated,
+            truncated: truncation_details.any_truncated(),
             truncation_details,
             limitations,
-            residual_unknowns,
-            cleanup: Cleanup {
-                owned_process_group: OwnedGroupOutcome::Verified,
-                terminal_renderer: match renderer_state {
-                    RendererState::Cleaned => RendererOutcome::Disposed,
-                    RendererState::Failed => RendererOutcome::Failed,
-                },
-                temporary_root: if self.temporary_root_removed {
-                    TemporaryRootOutcome::Removed
-                } else {
-                    TemporaryRootOutcome::RemoveFailed
-                },
-                signal_mechanism: self.signal_mechanism.into(),
-                unverified_processes: self
-                    .cleanup
-                    .unverified_processes
-                    .iter()
-                    .map(|(pid, reason)| UnverifiedProcess { pid: u64::from(*pid), reason: reason.clone() })
-                    .collect(),
-            },
+            residual_unknowns: residual_unknowns(selected, &self.outcome, &self.cleanup),
+            cleanup: cleanup(renderer_state, self.temporary_root_removed, self.signal_mechanism, &self.cleanup),
         };
-        let parameters = json!({
-            "executable_name": std::path::Path::new(&scenario.executable)
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_else(|| scenario.executable.clone()),
-            "argument_count": scenario.arguments.len(),
-            "event_count": scenario.events.len(),
-            "filesystem_observation_path_count": scenario.filesystem_observation_paths.len(),
-            "normalization": record.normalization,
-        });
+        let parameters = parameters(scenario, &record.normalization);
         super::fit::fit_document(&mut record, &parameters, super::fit::DOCUMENT_BUDGET_BYTES)?;
         seal_capture_typed(record, parameters)
     }
+
+    /// Provenance and the commitments.
+    fn manifest(&self) -> Result<Manifest, serde_json::Error> {
+        let resolved = &self.request.resolved;
+        let normalization = normalization_projection(&resolved.scenario.normalization);
+        let scenario_value = scenario_commitment(resolved);
+        let contract = comparison_contract(resolved);
+        Ok(Manifest {
+            rea_version: self.build.version.to_owned(),
+            provider_version: PROVIDER_VERSION.to_owned(),
+            platform: platform_name().to_owned(),
+            architecture: architecture_name().to_owned(),
+            pty_backend: self.pty_backend.to_owned(),
+            started_at: self.started_at.clone(),
+            completed_at: now_iso8601(),
+            full_scenario_sha256: digest(&scenario_value)?,
+            comparison_contract_sha256: digest(&contract)?,
+            executable_sha256: resolved.executable_sha256.clone(),
+            normalization_sha256: digest(&normalization)?,
+            terminal_emulator: Some(EMULATOR.to_owned()),
+            scenario: scenario_value,
+            comparison_contract: contract,
+        })
+    }
+}
+
+/// Sampled rows, identifiers normalized to ordinals and commands as recorded.
+fn process_samples(a: &Assembly<'_>, secrets: &mut Redactor) -> Vec<ProcessSample> {
+    let bucket = a.request.resolved.scenario.normalization.time_bucket_ms.max(1);
+    let map = ordinals(a.root_pid, &a.sampled);
+    let mut pid_texts: Vec<String> = map.keys().map(u32::to_string).collect();
+    pid_texts.sort_by_key(|p| std::cmp::Reverse(p.len()));
+    let ordinal = |v: u32, unmapped: u64| if v == 0 { 0 } else { map.get(&v).copied().unwrap_or(unmapped) };
+    a.sampled
+        .samples
+        .iter()
+        .map(|s| ProcessSample {
+            at_ms: s.at_ms / bucket * bucket,
+            pid: ordinal(s.pid, 1),
+            parent_pid: ordinal(s.parent, 0),
+            command: sampled_command(s, secrets, a.normalizer, &pid_texts),
+            process_group_id: Some(ordinal(s.group, 0)),
+            session_id: Some(ordinal(s.session, 0)),
+        })
+        .collect()
+}
+
+/// The journal: every observation in the order it was recorded.
+fn journal(
+    recorded: &[(Instant, Collection, usize)],
+    rendered_frames: &[(Instant, crate::evidence::RenderedFrame)],
+    sampled: &SamplerResult,
+    settled_at: Instant,
+) -> Vec<JournalEntry> {
+    let mut entries: Vec<(Instant, u8, JournalCollection, usize)> = recorded
+        .iter()
+        .map(|(at, c, i)| {
+            let name = match c {
+                Collection::Frames => JournalCollection::Frames,
+                Collection::Interactions => JournalCollection::InteractionEvents,
+                Collection::Lifecycle => JournalCollection::Lifecycle,
+            };
+            (*at, 0, name, *i)
+        })
+        .collect();
+    entries
+        .extend(rendered_frames.iter().enumerate().map(|(i, (at, _))| (*at, 0, JournalCollection::RenderedFrames, i)));
+    entries
+        .extend(sampled.samples.iter().enumerate().map(|(i, s)| (s.recorded, 1, JournalCollection::ProcessSamples, i)));
+    entries.push((settled_at, 2, JournalCollection::Lifecycle, 1));
+    entries.sort_by_key(|(at, order, _, _)| (*at, *order));
+    entries
+        .into_iter()
+        .enumerate()
+        .map(|(n, (_, _, collection, index))| JournalEntry { capture_order: n as u64, collection, index: index as u64 })
+        .collect()
+}
+
+/// How the launched process ended.
+fn exit(outcome: &RunOutcome) -> Exit {
+    let (code, signal) = match outcome.exit {
+        Some((ExitStatus::Code(c), _)) => (Some(i64::from(c)), 0),
+        Some((ExitStatus::Signal(s), _)) => (None, i64::from(s)),
+        None => (None, 0),
+    };
+    let finalization = outcome.finalization.as_ref().map(|f| Finalization {
+        requested_ms: f.requested_ms,
+        elapsed_ms: f.elapsed_ms,
+        exit_code: match (f.elapsed_ms, outcome.exit) {
+            (Some(_), Some((ExitStatus::Code(c), _))) => Some(i64::from(c)),
+            _ => None,
+        },
+        signals: f.signals.clone(),
+    });
+    Exit {
+        code: if outcome.reason == ExitReason::Exited { code } else { None },
+        signal,
+        reason: outcome.reason,
+        finalization,
+    }
+}
+
+/// What the process group did after the exit.
+fn settlement((state, elapsed_ms): (SettlementState, u64)) -> Settlement {
+    let cleanup_outcome = match state {
+        SettlementState::Quiesced => CleanupOutcome::NotRequired,
+        SettlementState::AliveAtDeadline | SettlementState::Unverifiable => CleanupOutcome::Cleaned,
+    };
+    Settlement { state, elapsed_ms, cleanup_outcome }
+}
+
+/// The record's limitations, in a fixed order.
+fn limitations(
+    sampling_partial: bool,
+    renderer: RendererState,
+    truncation: &TruncationDetails,
+    redactions: Option<u64>,
+) -> Vec<String> {
+    let mut limitations = vec![LIMIT_SAMPLED.to_owned()];
+    if sampling_partial {
+        limitations.push(LIMIT_SAMPLING_PARTIAL.to_owned());
+    }
+    limitations.extend([LIMIT_SNAPSHOTS, LIMIT_NETWORK, LIMIT_ENVIRONMENT].map(str::to_owned));
+    if renderer == RendererState::Failed {
+        limitations.push(LIMIT_RENDERER_FAILED.to_owned());
+    } else if truncation.raw_terminal.truncated {
+        limitations.push(LIMIT_RENDERED_FROM_RETAINED.to_owned());
+    }
+    if let Some(count) = redactions {
+        limitations.push(super::redact::redaction_limitation(count));
+    }
+    limitations
+}
+
+/// Dimensions not fully observed, with reasons.
+fn residual_unknowns(selected: bool, outcome: &RunOutcome, cleanup: &CleanupReport) -> Vec<ResidualUnknown> {
+    let mut unknowns = vec![
+        ResidualUnknown { scope: ResidualScope::Process, reason: LIMIT_SAMPLED.into() },
+        ResidualUnknown {
+            scope: ResidualScope::Network,
+            reason: "External network isolation is not enforced by this adapter.".into(),
+        },
+    ];
+    if !selected {
+        unknowns.push(ResidualUnknown {
+            scope: ResidualScope::Filesystem,
+            reason: "No filesystem observation paths were selected, so filesystem effects are unknown.".into(),
+        });
+    }
+    if let Some(why) = &outcome.exit_unobserved {
+        unknowns.push(ResidualUnknown {
+            scope: ResidualScope::Exit,
+            reason: format!("The launched process's exit was not observed: {why}."),
+        });
+    }
+    unknowns.extend(cleanup.unverified_processes.iter().map(|(pid, reason)| ResidualUnknown {
+        scope: ResidualScope::Process,
+        reason: format!("Process {pid} was left untouched because its ownership could not be read: {reason}."),
+    }));
+    unknowns
+}
+
+/// The cleanup outcome.
+fn cleanup(
+    renderer: RendererState,
+    temporary_root_removed: bool,
+    signal_mechanism: &str,
+    report: &CleanupReport,
+) -> Cleanup {
+    Cleanup {
+        owned_process_group: OwnedGroupOutcome::Verified,
+        terminal_renderer: match renderer {
+            RendererState::Cleaned => RendererOutcome::Disposed,
+            RendererState::Failed => RendererOutcome::Failed,
+        },
+        temporary_root: if temporary_root_removed {
+            TemporaryRootOutcome::Removed
+        } else {
+            TemporaryRootOutcome::RemoveFailed
+        },
+        signal_mechanism: signal_mechanism.into(),
+        unverified_processes: report
+            .unverified_processes
+            .iter()
+            .map(|(pid, reason)| UnverifiedProcess { pid: u64::from(*pid), reason: reason.clone() })
+            .collect(),
+    }
+}
+
+/// The `parameters` summary of capture Evidence.
+fn parameters(scenario: &crate::scenario::Scenario, normalization: &serde_json::Value) -> serde_json::Value {
+    json!({
+        "executable_name": std::path::Path::new(&scenario.executable)
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| scenario.executable.clone()),
+        "argument_count": scenario.arguments.len(),
+        "event_count": scenario.events.len(),
+        "filesystem_observation_path_count": scenario.filesystem_observation_paths.len(),
+        "normalization": normalization,
+    })
 }
 
 #[cfg(test)]
