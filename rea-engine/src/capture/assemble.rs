@@ -90,6 +90,13 @@ fn ordinals(root: u32, samples: &SamplerResult) -> HashMap<u32, u64> {
 /// `<truncated-command:N-bytes>`, N the length read from the host.
 pub(crate) const MAX_SAMPLED_COMMAND_BYTES: usize = 4096;
 
+/// Most processes a record lists as left untouched because their status
+/// could not be read (`cleanup.unverified_processes`, and one residual
+/// unknown each); the rest are counted in a limitation. Their number is set
+/// by the host (up to its PID limit), not by the scenario, so without this
+/// bound a record's size would not be.
+pub(crate) const MAX_LISTED_UNVERIFIED_PROCESSES: usize = 1000;
+
 /// A sampled command as recorded: secrets redacted (a command the sampler
 /// cut loses a tail that could begin a secret), normalized, each sampled PID
 /// (longest first) replaced by `<pid>` where no digit is adjacent, and
@@ -160,7 +167,8 @@ impl Assembly<'_> {
             document: None,
         };
         let redactions = self.redactions.map(|count| count + secrets.redactions());
-        let limitations = limitations(sampling_partial, renderer_state, &truncation_details, redactions);
+        let mut limitations = limitations(sampling_partial, renderer_state, &truncation_details, redactions);
+        limitations.extend(unlisted_limitation(self.cleanup.unverified_processes.len()));
         let mut record = CaptureRecord {
             schema_version: CAPTURE_SCHEMA_VERSION,
             manifest,
@@ -340,11 +348,34 @@ fn residual_unknowns(selected: bool, outcome: &RunOutcome, cleanup: &CleanupRepo
             reason: format!("The launched process's exit was not observed: {why}."),
         });
     }
-    unknowns.extend(cleanup.unverified_processes.iter().map(|(pid, reason)| ResidualUnknown {
+    let listed = cleanup.unverified_processes.iter().take(MAX_LISTED_UNVERIFIED_PROCESSES);
+    unknowns.extend(listed.map(|(pid, reason)| ResidualUnknown {
         scope: ResidualScope::Process,
         reason: format!("Process {pid} was left untouched because its ownership could not be read: {reason}."),
     }));
+    if let Some(unlisted) = cleanup.unverified_processes.len().checked_sub(MAX_LISTED_UNVERIFIED_PROCESSES)
+        && unlisted > 0
+    {
+        unknowns.push(ResidualUnknown {
+            scope: ResidualScope::Process,
+            reason: format!(
+                "{unlisted} further processes were left untouched because their ownership could not be read; \
+                 they are not listed."
+            ),
+        });
+    }
     unknowns
+}
+
+/// The limitation saying how many processes left untouched are not listed,
+/// when there are more than a record lists.
+fn unlisted_limitation(unverified: usize) -> Option<String> {
+    (unverified > MAX_LISTED_UNVERIFIED_PROCESSES).then(|| {
+        format!(
+            "{unverified} processes whose status could not be read were left untouched; \
+             cleanup.unverified_processes lists the first {MAX_LISTED_UNVERIFIED_PROCESSES} by PID."
+        )
+    })
 }
 
 /// The cleanup outcome.
@@ -369,6 +400,7 @@ fn cleanup(
         unverified_processes: report
             .unverified_processes
             .iter()
+            .take(MAX_LISTED_UNVERIFIED_PROCESSES)
             .map(|(pid, reason)| UnverifiedProcess { pid: u64::from(*pid), reason: reason.clone() })
             .collect(),
     }

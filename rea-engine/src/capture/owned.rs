@@ -233,6 +233,7 @@ fn scan(host: &Host, run: &RunOwnership, groups: &BTreeSet<u32>) -> Result<Scan,
     found
         .unverified
         .extend(table.unreadable.iter().map(|(pid, why)| (pid.0, format!("process status unreadable: {why}"))));
+    found.unverified.sort_by_key(|(pid, _)| *pid);
     Ok(found)
 }
 

@@ -195,3 +195,31 @@ fn unreadable_table_rows_are_reported_and_left_alone() {
     assert!(r.residual_unknowns.iter().any(|u| u.scope == ResidualScope::Process && u.reason.contains("Process 6000")));
     assert!(world.delivered().is_empty());
 }
+
+#[test]
+fn unreadable_rows_beyond_the_listed_bound_are_counted_not_listed() {
+    let world = FakeWorld::new();
+    // Added in falling PID order: the record lists the lowest PIDs.
+    for pid in (0..1500).rev() {
+        world.add_unreadable(10_000 + pid, "permission denied");
+    }
+    world.exit(ExitStatus::Code(0));
+    let r = record(&run(&world, json!({"executable": "sh", "settle_ms": 0})).unwrap());
+    let listed: Vec<u64> = r.cleanup.unverified_processes.iter().map(|p| p.pid).collect();
+    assert_eq!(listed, (10_000..11_000).collect::<Vec<u64>>());
+    let named: Vec<&str> = r
+        .residual_unknowns
+        .iter()
+        .filter(|u| u.reason.contains("ownership could not be read"))
+        .map(|u| u.reason.as_str())
+        .collect();
+    assert_eq!(named.len(), 1001, "one per listed process and one for the rest");
+    assert_eq!(
+        named[1000],
+        "500 further processes were left untouched because their ownership could not be read; they are not listed."
+    );
+    assert!(r.limitations.iter().any(|l| l
+        == "1500 processes whose status could not be read were left untouched; \
+            cleanup.unverified_processes lists the first 1000 by PID."));
+    assert!(world.delivered().is_empty());
+}
