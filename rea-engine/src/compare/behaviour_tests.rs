@@ -223,3 +223,42 @@ fn outputs_differing_only_in_an_invalid_byte_are_changed() {
     let printed = RecordBuilder::new().frame(0, "a\u{FFFD}b\r\n").exit(0).build();
     assert_eq!(status(&compare_records(&printed, &with("ff"), None), "terminal"), "changed");
 }
+
+/// `r` as the document bound leaves it: its process samples left out.
+fn samples_left_out(mut r: CaptureRecord) -> CaptureRecord {
+    let omitted = r.process_samples.len() as u64;
+    r.process_samples.clear();
+    r.truncation_details.process.truncated = true;
+    r.truncation_details.document = Some(crate::evidence::DocumentTruncation {
+        truncated: true,
+        budget_bytes: 62_914_560,
+        observed_bytes: 70_000_000,
+        omitted_rendered_frames: 0,
+        omitted_process_samples: omitted,
+        omitted_paths: 0,
+        omitted_frames: 0,
+    });
+    r
+}
+
+#[test]
+fn what_the_document_bound_left_out_is_named_even_where_the_dimension_is_unknown() {
+    let full = child(child(RecordBuilder::new().sample(0, "tool").exit(0).build(), 10, "sleep 1"), 20, "sleep 1");
+    let fitted = samples_left_out(full.clone());
+    let bound = "Right capture left out its latest 3 process samples to keep its document within 62914560 bytes.";
+    let result = compare_records(&full, &fitted, None);
+    assert_eq!(status(&result, "process"), "truncated", "{result}");
+    assert!(dimension(&result, "process")["reasons"].as_array().unwrap().iter().any(|r| r == bound), "{result}");
+    // A residual unknown makes the dimension unknown; the reason for what
+    // was left out is still given beside it.
+    let mut sampled = fitted;
+    sampled.residual_unknowns.push(crate::evidence::ResidualUnknown {
+        scope: crate::evidence::ResidualScope::Process,
+        reason: "Process trees are sampled and may omit short-lived descendants.".into(),
+    });
+    let result = compare_records(&full, &sampled, None);
+    assert_eq!(status(&result, "process"), "unknown");
+    let reasons = &dimension(&result, "process")["reasons"];
+    assert_eq!(reasons[0], "Process trees are sampled and may omit short-lived descendants.");
+    assert!(reasons.as_array().unwrap().iter().any(|r| r == bound), "{reasons}");
+}

@@ -31,8 +31,8 @@ pub use trace::{TraceSpec, TraceSpecError, parse_trace_spec};
 
 use crate::error::{Category, UserError};
 use crate::evidence::{
-    COMPARISON_OPERATION, COMPARISON_PREDICATE, CaptureRecord, EVIDENCE_SCHEMA_VERSION, Evidence, FileState,
-    NO_SUBJECT_LIMITATION, Provider, seal,
+    COMPARISON_OPERATION, COMPARISON_PREDICATE, CaptureRecord, DocumentTruncation, EVIDENCE_SCHEMA_VERSION, Evidence,
+    FileState, NO_SUBJECT_LIMITATION, Provider, seal,
 };
 
 /// Default `timing_tolerance_ms`: above the 99.9th percentile of the timing
@@ -226,7 +226,24 @@ fn truncation_reasons(r: &CaptureRecord, side: &str, dimension: &str) -> Vec<Str
         }
         _ => {}
     }
+    out.extend(document_reason(td.document.as_ref(), side, dimension));
     out
+}
+
+/// What the document bound left out of one side in `dimension`, if anything.
+fn document_reason(document: Option<&DocumentTruncation>, side: &str, dimension: &str) -> Option<String> {
+    let d = document?;
+    let omitted = match dimension {
+        "terminal" if d.omitted_frames > 0 || d.omitted_rendered_frames > 0 => {
+            format!("its latest {} terminal chunks and {} rendered states", d.omitted_frames, d.omitted_rendered_frames)
+        }
+        "filesystem" if d.omitted_paths > 0 => format!("the last {} filesystem paths", d.omitted_paths),
+        "process" if d.omitted_process_samples > 0 => {
+            format!("its latest {} process samples", d.omitted_process_samples)
+        }
+        _ => return None,
+    };
+    Some(format!("{side} capture left out {omitted} to keep its document within {} bytes.", d.budget_bytes))
 }
 
 /// Root aliases (`root_<i>`) whose enumeration was incomplete in either snapshot.
@@ -328,7 +345,8 @@ const SAMPLING_REASON: &str = "Process samples differ only in processes seen in 
 fn status_of(found: &Found, unknown: Vec<String>, truncated: Vec<String>) -> (&'static str, Vec<String>) {
     let equal = found.findings.is_empty();
     if !unknown.is_empty() {
-        ("unknown", unknown)
+        // What was left out still explains part of the unknown.
+        ("unknown", unknown.into_iter().chain(truncated).collect())
     } else if !truncated.is_empty() && (equal || !found.observed_despite_truncation) {
         ("truncated", truncated)
     } else if equal {
