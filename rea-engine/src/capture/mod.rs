@@ -645,73 +645,37 @@ impl Ran<'_> {
             outcome,
         } = self;
         let resolved = &request.resolved;
-        let scenario = &resolved.scenario;
-        let limits = scenario.limits;
-        let root = run.root;
+        let root_pid = run.root.pid.0;
         ending.counts = Counts {
             frames: recorder.frame_count() as u64,
             samples: sampler.count(),
             interactions: interactions.len() as u64,
         };
         ending.states.disposition = outcome.reason.as_str();
-
         let settled = match outcome.cancelled {
             Some(signal) => Err(signal),
             None => {
                 progress.update(Phase::Settling, ending.counts);
                 guard.groups = sampler.groups();
-                settle(host, &run, &guard.groups, scenario.settle_ms, &mut interrupts).await
+                settle(host, &run, &guard.groups, resolved.scenario.settle_ms, &mut interrupts).await
             }
         };
         let settled_at = Instant::now();
         let sampled = sampler.stop();
         guard.groups.clone_from(&sampled.groups);
-        let (settlement, after) = match settled {
-            Ok(s) => {
-                let (after, interrupted) =
-                    snapshot_or_interrupt(host, &mut interrupts, resolved.observation_paths.clone(), limits).await;
-                let after = match interrupted {
-                    Some(signal) => Err((signal, after.as_ref().err().map(|e| snapshot_json(e.partial())))),
-                    None => Ok(after),
-                };
-                (s, after)
-            }
-            Err(signal) => ((SettlementState::Unverifiable, 0), Err((signal, None))),
-        };
+        let ended = Ended::observe(host, &mut interrupts, resolved, settled).await;
         progress.update(Phase::Cleanup, ending.counts);
         let report = guard.cleanup().await;
-        let temp_removed = temp.close().is_ok();
-        ending.states = FinalStates {
-            disposition: match after {
-                Err(_) => "cancelled",
-                Ok(_) if report.verified => outcome.reason.as_str(),
-                Ok(_) => "failed",
-            },
-            owned_process_group: if report.verified { "cleaned" } else { "failed" },
-            terminal_renderer: ending.states.terminal_renderer,
-            temporary_root: if temp_removed { "cleaned" } else { "failed" },
-        };
-        let after = match after {
-            Err((signal, partial_observation)) => {
-                return Err(CaptureError::Cancelled { signal, cleanup: Box::new(report), partial_observation });
-            }
-            Ok(after) => after,
-        };
-        if !report.verified {
-            return Err(CaptureError::CleanupIncomplete {
-                report: Box::new(report),
-                pending: Box::new(PendingCleanup { run, groups: sampled.groups }),
-                retried: None,
-            });
-        }
-        let after = after.map_err(CaptureError::Snapshot)?;
+        let temporary_root_removed = temp.close().is_ok();
+        ending.states = ended.final_states(&report, &outcome, ending.states.terminal_renderer, temporary_root_removed);
+        let (settlement, after, cleanup) = ended.verdict(report, run, &sampled.groups)?;
         assemble::Assembly {
             request,
             build: request.build,
             pty_backend: host.pty.name(),
             signal_mechanism: host.verifier.mechanism(),
             started_at,
-            root_pid: root.pid.0,
+            root_pid,
             normalizer: &normalizer,
             decoder_invalid_bytes: decoder.invalid_bytes(),
             redactions: decoder.is_redacting().then(|| decoder.redactions()),
@@ -723,14 +687,88 @@ impl Ran<'_> {
             sampled,
             before,
             after,
-            cleanup: report,
-            temporary_root_removed: temp_removed,
+            cleanup,
+            temporary_root_removed,
             settled_at,
         }
         .assemble()
         .map_err(serialization_error)
     }
 }
+
+/// How the command's end was observed, before cleanup.
+enum Ended {
+    /// Settled (or found unsettled) and snapshotted afterwards.
+    Observed { settlement: (SettlementState, u64), after: Result<Snapshot, SnapshotError> },
+    /// An interrupt came first: its signal, and what the snapshot had seen.
+    Cancelled { signal: &'static str, partial_observation: Option<Value> },
+}
+
+impl Ended {
+    /// Takes the after-snapshot of a settled run, unless an interrupt came
+    /// during settling (`settled` is its signal) or during the snapshot.
+    async fn observe(
+        host: &Host,
+        interrupts: &mut Interrupts,
+        resolved: &crate::scenario::ResolvedScenario,
+        settled: Result<(SettlementState, u64), &'static str>,
+    ) -> Ended {
+        let settlement = match settled {
+            Ok(settlement) => settlement,
+            Err(signal) => return Ended::Cancelled { signal, partial_observation: None },
+        };
+        let roots = resolved.observation_paths.clone();
+        match snapshot_or_interrupt(host, interrupts, roots, resolved.scenario.limits).await {
+            (after, None) => Ended::Observed { settlement, after },
+            (after, Some(signal)) => {
+                Ended::Cancelled { signal, partial_observation: after.err().map(|e| snapshot_json(e.partial())) }
+            }
+        }
+    }
+
+    /// The states progress reports last, once cleanup has run.
+    fn final_states(
+        &self,
+        report: &CleanupReport,
+        outcome: &run::RunOutcome,
+        terminal_renderer: &'static str,
+        temporary_root_removed: bool,
+    ) -> FinalStates {
+        FinalStates {
+            disposition: match self {
+                Ended::Cancelled { .. } => "cancelled",
+                Ended::Observed { .. } if report.verified => outcome.reason.as_str(),
+                Ended::Observed { .. } => "failed",
+            },
+            owned_process_group: if report.verified { "cleaned" } else { "failed" },
+            terminal_renderer,
+            temporary_root: if temporary_root_removed { "cleaned" } else { "failed" },
+        }
+    }
+
+    /// What a record may be made of: a run observed to its end whose
+    /// cleanup was proven. Otherwise the error that says why not (a cleanup
+    /// left unproven keeps what it needs to be retried).
+    fn verdict(
+        self,
+        report: CleanupReport,
+        run: RunOwnership,
+        groups: &BTreeSet<u32>,
+    ) -> Result<((SettlementState, u64), Snapshot, CleanupReport), CaptureError> {
+        match self {
+            Ended::Cancelled { signal, partial_observation } => {
+                Err(CaptureError::Cancelled { signal, cleanup: Box::new(report), partial_observation })
+            }
+            Ended::Observed { .. } if !report.verified => Err(CaptureError::CleanupIncomplete {
+                report: Box::new(report),
+                pending: Box::new(PendingCleanup { run, groups: groups.clone() }),
+                retried: None,
+            }),
+            Ended::Observed { settlement, after } => Ok((settlement, after.map_err(CaptureError::Snapshot)?, report)),
+        }
+    }
+}
+
 #[cfg(test)]
 mod fit_tests;
 #[cfg(test)]
