@@ -18,6 +18,7 @@
 
 use std::os::fd::OwnedFd;
 
+use rea_engine::evidence::SignalMechanism;
 use rea_engine::host::{
     Descendants, OwnedProcess, Ownership, OwnershipClaim, OwnershipVerifier, Pid, ProcessIdentity, Proof, SignalError,
     StartTime,
@@ -166,8 +167,8 @@ impl OwnershipVerifier for EnvironVerifier {
         }))
     }
 
-    fn mechanism(&self) -> &'static str {
-        if pidfds_available() { "pidfd" } else { "checked-kill" }
+    fn mechanism(&self) -> SignalMechanism {
+        if pidfds_available() { SignalMechanism::Pidfd } else { SignalMechanism::CheckedKill }
     }
 
     fn descendants(&self) -> Descendants {

@@ -158,7 +158,7 @@ fn a_file_larger_than_the_remaining_budget_is_skipped_and_later_ones_hashed() {
                 path: "root_0:sub/big.bin".to_owned(),
                 size: MIB,
                 remaining_budget: MIB - 1 - 9,
-                reason: "file_bytes_budget".to_owned(),
+                reason: rea_engine::evidence::HashOmissionReason::FileBytesBudget,
                 system_code: None,
             }],
             ..complete(&limits, 12, 9)
@@ -179,7 +179,7 @@ fn names_and_targets_that_are_not_unicode_are_omitted_not_guessed() {
     assert_eq!(taken.files, vec![state(root, ".", None), state(root, "ok", Some(ABC_SHA256))]);
     let omission = |path: &str, reason: &str| EnumerationOmission {
         path: path.to_owned(),
-        reason: reason.to_owned(),
+        reason: reason.parse().expect("an omission reason"),
         system_code: None,
     };
     assert_eq!(

@@ -15,6 +15,7 @@
 
 use std::sync::Arc;
 
+use rea_engine::evidence::SignalMechanism;
 use rea_engine::host::HostError;
 use rea_engine::host::{
     OwnedProcess, Ownership, OwnershipClaim, OwnershipVerifier, Pid, ProcessIdentity, ProcessInspector, ProcessRow,
@@ -140,8 +141,8 @@ impl OwnershipVerifier for HelperVerifier {
         }
     }
 
-    fn mechanism(&self) -> &'static str {
-        "checked-kill"
+    fn mechanism(&self) -> SignalMechanism {
+        SignalMechanism::CheckedKill
     }
 }
 

@@ -59,8 +59,10 @@ impl OwnershipVerifier for UnsupportedHost {
     fn verify(&self, _pid: Pid, _expected: Option<StartTime>, _claim: &OwnershipClaim<'_>) -> Ownership {
         Ownership::Unverifiable { reason: REASON.to_owned() }
     }
-    fn mechanism(&self) -> &'static str {
-        "unavailable"
+    /// Capture is refused on this host before anything is launched, so no
+    /// record ever names this mechanism; the stub signals nothing.
+    fn mechanism(&self) -> rea_engine::evidence::SignalMechanism {
+        rea_engine::evidence::SignalMechanism::CheckedKill
     }
 }
 

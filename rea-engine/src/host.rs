@@ -20,6 +20,7 @@ use std::sync::Arc;
 use futures_lite::{AsyncRead, AsyncWrite, Stream, StreamExt};
 
 use crate::error::{Category, UserError};
+use crate::evidence::SignalMechanism;
 use crate::scenario::SignalName;
 
 /// A native process ID.
@@ -356,7 +357,7 @@ pub trait OwnershipVerifier: Send + Sync {
     /// after so a PID reused during the checks is not adopted.
     fn verify(&self, pid: Pid, expected: Option<StartTime>, claim: &OwnershipClaim<'_>) -> Ownership;
     /// How signals reach owned processes (`pidfd` or `checked-kill`).
-    fn mechanism(&self) -> &'static str;
+    fn mechanism(&self) -> SignalMechanism;
     /// The exact check that no descendant of the run is alive, reaping exited
     /// children the host may reap. Called only when no
     /// [`PtyProcess::wait`] future is pending. The default cannot prove it.

@@ -62,7 +62,11 @@ fn assert_secret_absent(c: &Capture) -> u64 {
         .expect("limitations")
         .iter()
         .filter_map(Value::as_str)
-        .find(|l| l.starts_with("Terminal text and sampled command lines were searched"))
+        .find(|l| {
+            l.starts_with(
+                "Terminal text, sampled command lines and the names filesystem snapshots record were searched",
+            )
+        })
         .expect("a redaction limitation");
     let count = limitation.split(" replaced by <redacted-input:N-bytes> ").nth(1).expect("a count");
     let count: u64 = count.split(' ').next().unwrap().parse().expect("a number");
@@ -130,4 +134,53 @@ fn a_secret_never_echoed_is_counted_as_no_redaction() {
         assert!(text.starts_with("Password: \r\n") || text.starts_with("Password: \n"), "{text}");
     }
     assert!(text.contains(&format!("len={}", SECRET.len())), "{text}");
+}
+
+#[test]
+fn a_secret_used_in_file_names_and_a_symlink_target_is_redacted_in_both_snapshots_and_the_effects() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    // Present before the run too, so both snapshots record the name.
+    std::fs::create_dir_all(dir.path().join("state")).unwrap();
+    std::fs::write(dir.path().join("state").join(format!("old-{SECRET}")), "").unwrap();
+    let script = "stty -echo; read pw; stty echo; mkdir \"state/$pw\"; : > \"state/$pw/inner\"; \
+                  : > \"state/a-$pw.txt\"; ln -s \"$pw/inner\" state/link; rm \"state/old-$pw\"; echo done";
+    let c = crate::util::capture_in(
+        dir,
+        json!({
+            "executable": "sh",
+            "arguments": ["-c", script],
+            "filesystem_observation_paths": ["./state"],
+            "events": [{"type": "input", "at_ms": 1500, "data": format!("{SECRET}\r"), "sensitive": true}],
+            "timeout_ms": 15000
+        }),
+    );
+    let count = assert_secret_absent(&c);
+    // The program's own files carry the secret in their names: that is the
+    // test's setup, not rea's output (assert_secret_absent reads contents).
+    let record = &c.document["normalized_result"];
+    let m = marker();
+    let effects: Vec<(String, String)> = record["filesystem_effects"]
+        .as_array()
+        .expect("effects")
+        .iter()
+        .map(|e| (e["path"].as_str().unwrap().to_owned(), e["status"].as_str().unwrap().to_owned()))
+        .collect();
+    let expected = [
+        (format!("root_0:{m}"), "created"),
+        (format!("root_0:{m}/inner"), "created"),
+        (format!("root_0:a-{m}.txt"), "created"),
+        ("root_0:link".to_owned(), "created"),
+        (format!("root_0:old-{m}"), "deleted"),
+    ];
+    for (path, status) in &expected {
+        assert!(effects.iter().any(|(p, s)| p == path && s == status), "no {status} {path} in {effects:?}");
+    }
+    let link = record["files_after"].as_array().unwrap().iter().find(|f| f["path"] == "root_0:link").expect("link");
+    assert_eq!(link["symlink_target"], json!(format!("{m}/inner")));
+    // The count covers the names: four in files_after (the directory, the
+    // file below it, the file beside it, the link's target), one in
+    // files_before, plus whatever the terminal showed.
+    let terminal = frames_text(record).matches(&m).count() as u64;
+    assert_eq!(count, terminal + 5, "{count} redactions, {terminal} in the terminal");
+    assert!(record["truncation_details"]["filesystem_after"]["roots"][0]["complete"] == json!(true));
 }

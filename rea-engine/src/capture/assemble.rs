@@ -9,6 +9,7 @@ use super::CaptureRequest;
 use super::normalize::{Normalizer, replace_number};
 use super::owned::CleanupReport;
 use super::redact::Redactor;
+use super::redact_names::Checkpoint;
 use super::render::{EMULATOR, RendererState};
 use super::run::{Collection, RunOutcome};
 use super::sampler::{RawSample, SamplerResult};
@@ -21,7 +22,6 @@ use crate::evidence::{
     architecture_name, digest, now_iso8601, platform_name, seal_capture_typed,
 };
 use crate::evidence::{OwnedGroupOutcome, ProcessCoverage, RendererOutcome, ResidualScope, TemporaryRootOutcome};
-use crate::fs::Snapshot;
 use crate::host::ExitStatus;
 use crate::scenario::{comparison_contract, normalization_projection, scenario_commitment};
 
@@ -45,7 +45,7 @@ pub(super) struct Assembly<'a> {
     pub(super) request: &'a CaptureRequest,
     pub(super) build: BuildInfo,
     pub(super) pty_backend: &'static str,
-    pub(super) signal_mechanism: &'static str,
+    pub(super) signal_mechanism: crate::evidence::SignalMechanism,
     pub(super) started_at: String,
     pub(super) root_pid: u32,
     pub(super) normalizer: &'a Normalizer,
@@ -59,8 +59,8 @@ pub(super) struct Assembly<'a> {
     pub(super) outcome: RunOutcome,
     pub(super) settlement: (SettlementState, u64),
     pub(super) sampled: SamplerResult,
-    pub(super) before: Snapshot,
-    pub(super) after: Snapshot,
+    pub(super) before: Checkpoint,
+    pub(super) after: Checkpoint,
     pub(super) cleanup: CleanupReport,
     pub(super) temporary_root_removed: bool,
     pub(super) settled_at: Instant,
@@ -147,14 +147,15 @@ impl Assembly<'_> {
         };
         let event_journal = journal(&self.journal, &rendered_frames, &self.sampled, self.settled_at);
         let selected = !resolved.observation_paths.is_empty();
-        let filesystem_effects = if selected { crate::fs::effects(&self.before, &self.after) } else { Vec::new() };
+        let (before, after) = (&self.before.snapshot, &self.after.snapshot);
+        let filesystem_effects = if selected { crate::fs::effects(before, after) } else { Vec::new() };
         let sampling_partial = self.sampled.limit_reached || self.sampled.failures > 0;
         let truncation_details = TruncationDetails {
             raw_terminal: raw,
             normalized_terminal: Some(normalized),
             rendered_terminal: rendered,
-            filesystem_before: self.before.truncation,
-            filesystem_after: self.after.truncation,
+            filesystem_before: before.truncation.clone(),
+            filesystem_after: after.truncation.clone(),
             process: ProcessTruncation {
                 truncated: sampling_partial,
                 coverage: ProcessCoverage::Sampled,
@@ -166,7 +167,8 @@ impl Assembly<'_> {
             },
             document: None,
         };
-        let redactions = self.redactions.map(|count| count + secrets.redactions());
+        let names = self.before.redactions + self.after.redactions;
+        let redactions = self.redactions.map(|count| count + secrets.redactions() + names);
         let mut limitations = limitations(sampling_partial, renderer_state, &truncation_details, redactions);
         limitations.extend(unlisted_limitation(self.cleanup.unverified_processes.len()));
         let mut record = CaptureRecord {
@@ -180,8 +182,8 @@ impl Assembly<'_> {
             settlement: settlement(self.settlement),
             process_samples,
             event_journal,
-            files_before: self.before.files,
-            files_after: self.after.files,
+            files_before: self.before.snapshot.files,
+            files_after: self.after.snapshot.files,
             filesystem_effects,
             truncated: truncation_details.any_truncated(),
             truncation_details,
@@ -382,7 +384,7 @@ fn unlisted_limitation(unverified: usize) -> Option<String> {
 fn cleanup(
     renderer: RendererState,
     temporary_root_removed: bool,
-    signal_mechanism: &str,
+    signal_mechanism: crate::evidence::SignalMechanism,
     report: &CleanupReport,
 ) -> Cleanup {
     Cleanup {
@@ -396,7 +398,7 @@ fn cleanup(
         } else {
             TemporaryRootOutcome::RemoveFailed
         },
-        signal_mechanism: signal_mechanism.into(),
+        signal_mechanism,
         unverified_processes: report
             .unverified_processes
             .iter()

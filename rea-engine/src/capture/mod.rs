@@ -14,6 +14,7 @@ pub mod normalize;
 mod owned;
 pub mod progress;
 pub mod redact;
+mod redact_names;
 pub mod render;
 mod run;
 mod sampler;
@@ -34,6 +35,7 @@ use self::normalize::{HostValues, Normalizer};
 use self::owned::{GroupObservation, RunOwnership};
 use self::progress::{Counts, Phase, ProgressReporter, ProgressSink};
 use self::redact::RedactingDecoder;
+use self::redact_names::{Checkpoint, redact_snapshot};
 use self::run::Running;
 use self::terminal::TerminalRecorder;
 use crate::BuildInfo;
@@ -319,13 +321,16 @@ impl FinalStates {
     }
 }
 
-/// Runs a blocking snapshot while watching for interrupts.
+/// Runs a blocking snapshot while watching for interrupts; the snapshot,
+/// or what a stopped one had seen, has the sensitive inputs among `events`
+/// replaced in its names.
 async fn snapshot_or_interrupt(
     host: &Host,
     interrupts: &mut Interrupts,
     roots: Vec<std::path::PathBuf>,
     limits: crate::scenario::Limits,
-) -> (Result<Snapshot, SnapshotError>, Option<&'static str>) {
+    events: &[crate::scenario::Event],
+) -> (Result<Checkpoint, SnapshotError>, Option<&'static str>) {
     enum First {
         Done(Result<Snapshot, SnapshotError>),
         Interrupted(&'static str),
@@ -341,13 +346,21 @@ async fn snapshot_or_interrupt(
         }
     })
     .await;
-    match first {
+    let (result, interrupted) = match first {
         First::Done(result) => (result, None),
         First::Interrupted(signal) => {
             cancel.store(true, Ordering::Relaxed);
             (task.await, Some(signal))
         }
-    }
+    };
+    let redacted = match result {
+        Ok(snapshot) => Ok(Checkpoint::redacted(snapshot, events)),
+        Err(mut stopped) => {
+            redact_snapshot(stopped.partial_mut(), &mut redact::Redactor::for_events(events));
+            Err(stopped)
+        }
+    };
+    (redacted, interrupted)
 }
 
 /// Settles: `quiesced` at once when the host proves exactly that no
@@ -446,8 +459,14 @@ async fn lifecycle(
     let mut interrupts = (host.interrupts)().map_err(CaptureError::Host)?;
     let resolved = &request.resolved;
     let scenario = &resolved.scenario;
-    let (before, interrupted) =
-        snapshot_or_interrupt(host, &mut interrupts, resolved.observation_paths.clone(), scenario.limits).await;
+    let (before, interrupted) = snapshot_or_interrupt(
+        host,
+        &mut interrupts,
+        resolved.observation_paths.clone(),
+        scenario.limits,
+        &scenario.events,
+    )
+    .await;
     if let Some(signal) = interrupted {
         ending.states.disposition = "cancelled";
         return Err(CaptureError::Cancelled {
@@ -501,7 +520,7 @@ struct Launched<'a> {
     guard: TreeGuard,
     temp: tempfile::TempDir,
     interrupts: Interrupts,
-    before: Snapshot,
+    before: Checkpoint,
     started_at: String,
     launch: Instant,
 }
@@ -608,7 +627,7 @@ struct Ran<'a> {
     guard: TreeGuard,
     temp: tempfile::TempDir,
     interrupts: Interrupts,
-    before: Snapshot,
+    before: Checkpoint,
     started_at: String,
     run: RunOwnership,
     sampler: sampler::Sampler,
@@ -699,7 +718,7 @@ impl Ran<'_> {
 /// How the command's end was observed, before cleanup.
 enum Ended {
     /// Settled (or found unsettled) and snapshotted afterwards.
-    Observed { settlement: (SettlementState, u64), after: Result<Snapshot, SnapshotError> },
+    Observed { settlement: (SettlementState, u64), after: Result<Checkpoint, SnapshotError> },
     /// An interrupt came first: its signal, and what the snapshot had seen.
     Cancelled { signal: &'static str, partial_observation: Option<Value> },
 }
@@ -718,7 +737,8 @@ impl Ended {
             Err(signal) => return Ended::Cancelled { signal, partial_observation: None },
         };
         let roots = resolved.observation_paths.clone();
-        match snapshot_or_interrupt(host, interrupts, roots, resolved.scenario.limits).await {
+        match snapshot_or_interrupt(host, interrupts, roots, resolved.scenario.limits, &resolved.scenario.events).await
+        {
             (after, None) => Ended::Observed { settlement, after },
             (after, Some(signal)) => {
                 Ended::Cancelled { signal, partial_observation: after.err().map(|e| snapshot_json(e.partial())) }
@@ -754,7 +774,7 @@ impl Ended {
         report: CleanupReport,
         run: RunOwnership,
         groups: &BTreeSet<u32>,
-    ) -> Result<((SettlementState, u64), Snapshot, CleanupReport), CaptureError> {
+    ) -> Result<((SettlementState, u64), Checkpoint, CleanupReport), CaptureError> {
         match self {
             Ended::Cancelled { signal, partial_observation } => {
                 Err(CaptureError::Cancelled { signal, cleanup: Box::new(report), partial_observation })

@@ -31,7 +31,7 @@ use crate::scenario::{Event, redacted_input};
 pub fn redaction_limitation(count: u64) -> String {
     let times = if count == 1 { "time" } else { "times" };
     format!(
-        "Terminal text and sampled command lines were searched for the sensitive inputs' text; it was found and replaced by <redacted-input:N-bytes> {count} {times}, so the record does not show what was echoed there."
+        "Terminal text, sampled command lines and the names filesystem snapshots record were searched for the sensitive inputs' text; it was found and replaced by <redacted-input:N-bytes> {count} {times}, so the record does not show what was echoed there."
     )
 }
 

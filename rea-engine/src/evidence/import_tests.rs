@@ -113,6 +113,30 @@ const CASES: &[(&str, &str, Change)] = &[
     ("normalized_result.limitations[1]", "invalid type: null", |v| {
         v["normalized_result"]["limitations"] = json!(["fine", null]);
     }),
+    ("normalized_result.cleanup.signal_mechanism", "unknown variant `telepathy`", |v| {
+        v["normalized_result"]["cleanup"]["signal_mechanism"] = json!("telepathy");
+    }),
+    ("normalized_result.filesystem_effects[0].reason", "unknown variant `because`", |v| {
+        v["normalized_result"]["filesystem_effects"][0]["reason"] = json!("because");
+    }),
+    (
+        "normalized_result.truncation_details.filesystem_after.hash_omissions[0].reason",
+        "unknown variant `too_big`",
+        |v| {
+            v["normalized_result"]["truncation_details"]["filesystem_after"]["hash_omissions"] = json!([
+                {"path": "root_0:a", "size": 1, "remaining_budget": 0, "reason": "too_big", "system_code": null}
+            ]);
+        },
+    ),
+    (
+        "normalized_result.truncation_details.filesystem_before.enumeration_omissions[0].reason",
+        "unknown variant `lost`",
+        |v| {
+            v["normalized_result"]["truncation_details"]["filesystem_before"]["enumeration_omissions"] = json!([
+                {"path": "root_0:a", "reason": "lost", "system_code": null}
+            ]);
+        },
+    ),
 ];
 
 fn remove(v: &mut Value, key: &str) {

@@ -355,7 +355,7 @@ pub struct FileEffect {
     pub after: Option<FileState>,
     /// Why the effect is `unknown`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
+    pub reason: Option<EffectUnknownReason>,
 }
 
 /// A dimension not fully observed.
@@ -380,7 +380,7 @@ pub struct Cleanup {
     /// `removed` when the private temporary root was deleted, else `remove_failed`.
     pub temporary_root: TemporaryRootOutcome,
     /// How signals reached verified processes: `pidfd` or `checked-kill`.
-    pub signal_mechanism: String,
+    pub signal_mechanism: SignalMechanism,
     /// Unrelated processes whose ownership token the host withheld; untouched.
     pub unverified_processes: Vec<UnverifiedProcess>,
 }
@@ -545,8 +545,9 @@ pub struct EnumerationOmission {
     /// `entry_unavailable` or `identity_changed`; also
     /// `unrepresentable_name` (at the directory holding a name that is not
     /// valid Unicode) and `unrepresentable_symlink_target` (at a symlink whose
-    /// target is not valid Unicode). See `docs/filesystem.md`.
-    pub reason: String,
+    /// target is not valid Unicode), `redacted_name_collision` (at a path two
+    /// entries share once secrets are redacted). See `docs/filesystem.md`.
+    pub reason: EnumerationOmissionReason,
     /// The OS error code, or null.
     pub system_code: Option<i32>,
 }
@@ -563,7 +564,7 @@ pub struct HashOmission {
     pub remaining_budget: u64,
     /// `file_bytes_budget`, `file_changed_or_short_read` or `file_unavailable`;
     /// `interrupted` only in the partial observation of a stopped snapshot.
-    pub reason: String,
+    pub reason: HashOmissionReason,
     /// The OS error code, or null.
     pub system_code: Option<i32>,
 }

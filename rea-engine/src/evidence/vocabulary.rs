@@ -270,6 +270,64 @@ vocabulary! {
     }
 }
 
+vocabulary! {
+    /// How signals reached verified processes (`cleanup.signal_mechanism`).
+    SignalMechanism {
+        /// A pidfd opened before the identity check (`pidfd_send_signal`).
+        Pidfd = "pidfd",
+        /// The identity checked, then the PID signalled (no pidfd on this host).
+        CheckedKill = "checked-kill",
+    }
+}
+
+vocabulary! {
+    /// Why an observed entry was left out of a snapshot
+    /// (`truncation_details.filesystem_*.enumeration_omissions[].reason`).
+    EnumerationOmissionReason {
+        /// A read failed after the entry's metadata was observed.
+        EntryUnavailable = "entry_unavailable",
+        /// The entry was replaced by another object while it was read.
+        IdentityChanged = "identity_changed",
+        /// At the directory holding a name that is not valid Unicode.
+        UnrepresentableName = "unrepresentable_name",
+        /// At a symlink whose target is not valid Unicode.
+        UnrepresentableSymlinkTarget = "unrepresentable_symlink_target",
+        /// At a path that two entries share once the sensitive inputs' text
+        /// is replaced in their names; the first in walk order is kept.
+        RedactedNameCollision = "redacted_name_collision",
+    }
+}
+
+vocabulary! {
+    /// Why a retained regular file has no digest
+    /// (`truncation_details.filesystem_*.hash_omissions[].reason`).
+    HashOmissionReason {
+        /// The remaining `file_bytes` budget was smaller than the file.
+        FileBytesBudget = "file_bytes_budget",
+        /// The file changed while it was hashed, or read short.
+        FileChangedOrShortRead = "file_changed_or_short_read",
+        /// Opening or reading the file failed.
+        FileUnavailable = "file_unavailable",
+        /// Only in the partial observation of a stopped snapshot: hashing
+        /// stopped before this file was decided.
+        Interrupted = "interrupted",
+    }
+}
+
+vocabulary! {
+    /// Why a filesystem effect is `unknown` (`filesystem_effects[].reason`).
+    EffectUnknownReason {
+        /// Absent before, but the before snapshot did not exhaust its root.
+        BeforeEnumerationIncomplete = "before_enumeration_incomplete",
+        /// Absent after, but the after snapshot did not exhaust its root.
+        AfterEnumerationIncomplete = "after_enumeration_incomplete",
+        /// Absent before, below a symlink that was not followed.
+        BeforeBelowUnfollowedSymlink = "before_below_unfollowed_symlink",
+        /// Absent after, below a symlink that was not followed.
+        AfterBelowUnfollowedSymlink = "after_below_unfollowed_symlink",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,20 +3,20 @@
 use std::collections::{HashMap, HashSet};
 
 use super::snapshot::{Snapshot, utf16_cmp};
-use crate::evidence::{EffectStatus, FileEffect, FileKind, FileState};
+use crate::evidence::{EffectStatus, EffectUnknownReason, FileEffect, FileKind, FileState};
 
 /// `unknown` reason: the path is absent before, but the before snapshot did
 /// not exhaust the enumeration of its root.
-pub const UNKNOWN_BEFORE_INCOMPLETE: &str = "before_enumeration_incomplete";
+pub const UNKNOWN_BEFORE_INCOMPLETE: EffectUnknownReason = EffectUnknownReason::BeforeEnumerationIncomplete;
 /// `unknown` reason: the path is absent after, but the after snapshot did not
 /// exhaust the enumeration of its root.
-pub const UNKNOWN_AFTER_INCOMPLETE: &str = "after_enumeration_incomplete";
+pub const UNKNOWN_AFTER_INCOMPLETE: EffectUnknownReason = EffectUnknownReason::AfterEnumerationIncomplete;
 /// `unknown` reason: the path is absent before, where one of its ancestors
 /// was a symlink that was not followed.
-pub const UNKNOWN_BEFORE_BELOW_SYMLINK: &str = "before_below_unfollowed_symlink";
+pub const UNKNOWN_BEFORE_BELOW_SYMLINK: EffectUnknownReason = EffectUnknownReason::BeforeBelowUnfollowedSymlink;
 /// `unknown` reason: the path is absent after, where one of its ancestors
 /// was a symlink that was not followed.
-pub const UNKNOWN_AFTER_BELOW_SYMLINK: &str = "after_below_unfollowed_symlink";
+pub const UNKNOWN_AFTER_BELOW_SYMLINK: EffectUnknownReason = EffectUnknownReason::AfterBelowUnfollowedSymlink;
 
 /// Classifies every path seen in either snapshot, sorted by UTF-16 code units.
 ///
@@ -50,13 +50,7 @@ pub fn effects(before: &Snapshot, after: &Snapshot) -> Vec<FileEffect> {
                 Some(Unproven::BelowSymlink) => (EffectStatus::Unknown, Some(UNKNOWN_AFTER_BELOW_SYMLINK)),
             },
         };
-        effects.push(FileEffect {
-            path: path.to_owned(),
-            status,
-            before: was.cloned(),
-            after: is.cloned(),
-            reason: reason.map(str::to_owned),
-        });
+        effects.push(FileEffect { path: path.to_owned(), status, before: was.cloned(), after: is.cloned(), reason });
     }
     effects
 }

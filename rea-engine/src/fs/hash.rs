@@ -20,16 +20,17 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use sha2::{Digest, Sha256};
 
 use super::{FsError, FsKind, FsMeta, FsProbe};
+use crate::evidence::HashOmissionReason;
 
 /// Size of one read while hashing (the specification's 64 KiB chunks).
 pub(super) const CHUNK: usize = 64 * 1024;
 
 /// `hash_omissions` reason: the file did not fit the remaining budget.
-pub(super) const REASON_BUDGET: &str = "file_bytes_budget";
+pub(super) const REASON_BUDGET: HashOmissionReason = HashOmissionReason::FileBytesBudget;
 /// `hash_omissions` reason: the file changed, or read short or long.
-pub(super) const REASON_CHANGED: &str = "file_changed_or_short_read";
+pub(super) const REASON_CHANGED: HashOmissionReason = HashOmissionReason::FileChangedOrShortRead;
 /// `hash_omissions` reason: opening or reading the file failed.
-pub(super) const REASON_UNAVAILABLE: &str = "file_unavailable";
+pub(super) const REASON_UNAVAILABLE: HashOmissionReason = HashOmissionReason::FileUnavailable;
 
 /// What one attempt to digest a file found.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -60,8 +61,8 @@ pub(super) enum Decision {
     Omitted {
         /// Budget left when the file was considered.
         remaining_budget: u64,
-        /// One of the `REASON_*` constants.
-        reason: &'static str,
+        /// Why.
+        reason: HashOmissionReason,
         /// OS error code of a failed operation.
         system_code: Option<i32>,
     },
@@ -113,7 +114,7 @@ fn replay(sizes: &[u64], budget: u64, outcomes: &[Option<Attempt>]) -> Replay {
     Replay { decisions, wanted, certain_remaining }
 }
 
-fn omitted(remaining_budget: u64, reason: &'static str, system_code: Option<i32>) -> Decision {
+fn omitted(remaining_budget: u64, reason: HashOmissionReason, system_code: Option<i32>) -> Decision {
     Decision::Omitted { remaining_budget, reason, system_code }
 }
 

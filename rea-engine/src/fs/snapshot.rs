@@ -8,23 +8,27 @@ use std::sync::{Mutex, mpsc};
 
 use super::hash::{self, Decision, Interrupt, Speculation, Worked};
 use super::{FsError, FsKind, FsMeta, FsProbe};
-use crate::evidence::{EnumerationOmission, FileKind, FileState, FilesystemTruncation, HashOmission, RootCoverage};
+use crate::evidence::{
+    EnumerationOmission, EnumerationOmissionReason, FileKind, FileState, FilesystemTruncation, HashOmission,
+    HashOmissionReason, RootCoverage,
+};
 use crate::scenario::Limits;
 
 /// `enumeration_omissions` reason: a read failed (see `system_code`).
-pub const OMISSION_ENTRY_UNAVAILABLE: &str = "entry_unavailable";
+pub const OMISSION_ENTRY_UNAVAILABLE: EnumerationOmissionReason = EnumerationOmissionReason::EntryUnavailable;
 /// `enumeration_omissions` reason: the object at the path was replaced
 /// between two observations (a directory, or an unstable symlink).
-pub const OMISSION_IDENTITY_CHANGED: &str = "identity_changed";
+pub const OMISSION_IDENTITY_CHANGED: EnumerationOmissionReason = EnumerationOmissionReason::IdentityChanged;
 /// `enumeration_omissions` reason: the directory at `path` holds a name that
 /// is not valid Unicode; that entry and everything below it are unknown.
-pub const OMISSION_UNREPRESENTABLE_NAME: &str = "unrepresentable_name";
+pub const OMISSION_UNREPRESENTABLE_NAME: EnumerationOmissionReason = EnumerationOmissionReason::UnrepresentableName;
 /// `enumeration_omissions` reason: the symlink at `path` has a target that is
 /// not valid Unicode; the symlink is omitted.
-pub const OMISSION_UNREPRESENTABLE_TARGET: &str = "unrepresentable_symlink_target";
+pub const OMISSION_UNREPRESENTABLE_TARGET: EnumerationOmissionReason =
+    EnumerationOmissionReason::UnrepresentableSymlinkTarget;
 /// `hash_omissions` reason found only in the partial observation of an
 /// interrupted snapshot: hashing stopped before this file was decided.
-pub const HASH_INTERRUPTED: &str = "interrupted";
+pub const HASH_INTERRUPTED: HashOmissionReason = HashOmissionReason::Interrupted;
 
 /// One filesystem checkpoint: the entries in walk order and their accounting.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -61,6 +65,13 @@ pub enum SnapshotError {
 impl SnapshotError {
     /// The entries examined before the snapshot stopped.
     pub fn partial(&self) -> &Snapshot {
+        match self {
+            SnapshotError::Cancelled { partial } | SnapshotError::Failed { partial, .. } => partial,
+        }
+    }
+
+    /// The entries examined before the snapshot stopped, to change.
+    pub fn partial_mut(&mut self) -> &mut Snapshot {
         match self {
             SnapshotError::Cancelled { partial } | SnapshotError::Failed { partial, .. } => partial,
         }
@@ -232,9 +243,9 @@ impl Walker<'_> {
         self.files.len() as u64 >= self.entry_limit
     }
 
-    fn omit(&mut self, root: &mut RootWalk, path: String, reason: &str, system_code: Option<i32>) {
+    fn omit(&mut self, root: &mut RootWalk, path: String, reason: EnumerationOmissionReason, system_code: Option<i32>) {
         root.complete = false;
-        self.omissions.push(EnumerationOmission { path, reason: reason.to_owned(), system_code });
+        self.omissions.push(EnumerationOmission { path, reason, system_code });
     }
 
     /// A read of `path` failed: an `entry_unavailable` omission when the OS
@@ -404,7 +415,7 @@ impl Walker<'_> {
                 path: state.path.clone(),
                 size: job.meta.size,
                 remaining_budget,
-                reason: reason.to_owned(),
+                reason,
                 system_code,
             });
         }

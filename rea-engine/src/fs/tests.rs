@@ -109,11 +109,17 @@ fn accounting(limits: &Limits, entries: u64, complete: &[bool]) -> FilesystemTru
 }
 
 fn omission(path: &str, reason: &str, system_code: Option<i32>) -> EnumerationOmission {
-    EnumerationOmission { path: path.to_owned(), reason: reason.to_owned(), system_code }
+    EnumerationOmission { path: path.to_owned(), reason: reason.parse().expect("an omission reason"), system_code }
 }
 
 fn hash_omission(path: &str, size: u64, remaining_budget: u64, reason: &str, code: Option<i32>) -> HashOmission {
-    HashOmission { path: path.to_owned(), size, remaining_budget, reason: reason.to_owned(), system_code: code }
+    HashOmission {
+        path: path.to_owned(),
+        size,
+        remaining_budget,
+        reason: reason.parse().expect("a hash omission reason"),
+        system_code: code,
+    }
 }
 
 fn effect(path: &str, status: &str, before: Option<FileState>, after: Option<FileState>) -> FileEffect {
@@ -121,7 +127,7 @@ fn effect(path: &str, status: &str, before: Option<FileState>, after: Option<Fil
 }
 
 fn unknown(path: &str, before: Option<FileState>, after: Option<FileState>, reason: &str) -> FileEffect {
-    FileEffect { reason: Some(reason.to_owned()), ..effect(path, "unknown", before, after) }
+    FileEffect { reason: Some(reason.parse().expect("an unknown reason")), ..effect(path, "unknown", before, after) }
 }
 
 #[test]

@@ -451,8 +451,9 @@ impl OwnershipVerifier for FakeHost {
             FakeOwnership::Unverifiable(reason) => Ownership::Unverifiable { reason },
         }
     }
-    fn mechanism(&self) -> &'static str {
-        "fake"
+    /// The fake checks the identity, then signals the PID.
+    fn mechanism(&self) -> crate::evidence::SignalMechanism {
+        crate::evidence::SignalMechanism::CheckedKill
     }
     fn descendants(&self) -> Descendants {
         let (answer, alive) = self.0.with(|w| {

@@ -270,7 +270,7 @@ pub fn capture_record(r: &ResolvedScenario) -> CaptureRecord {
             owned_process_group: OwnedGroupOutcome::Verified,
             terminal_renderer: RendererOutcome::Disposed,
             temporary_root: TemporaryRootOutcome::Removed,
-            signal_mechanism: "pidfd".into(),
+            signal_mechanism: crate::evidence::SignalMechanism::Pidfd,
             unverified_processes: Vec::new(),
         },
     }
