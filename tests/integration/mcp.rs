@@ -214,3 +214,105 @@ fn session_end_cancels_a_running_capture_and_leaves_no_process() {
     assert_eq!(doc["details"]["signal"], "the end of the MCP session", "{doc}");
     assert_eq!(doc["details"]["cleanup"], "complete", "{doc}");
 }
+
+/// A sensitive input echoed by the terminal and printed back by the program
+/// is in no byte `rea mcp` writes: the tool result, progress notifications,
+/// the resource list and resource, a comparison, an error, stderr.
+#[cfg(not(feature = "force-stub"))]
+#[test]
+fn a_secret_is_in_no_byte_the_mcp_server_writes() {
+    use std::io::Read;
+    const SECRET: &str = "Mcp-s3cret-Q7";
+    let work = tempfile::tempdir().unwrap();
+    let tmp = work.path().join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let mut child = Command::new(rea_bin())
+        .arg("mcp")
+        .current_dir(work.path())
+        .env("TMPDIR", &tmp)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut wire = Vec::new();
+    let mut call = |stdin: &mut std::process::ChildStdin, id: u64, method: &str, params: Value| -> Value {
+        writeln!(stdin, "{}", json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})).unwrap();
+        let mut line = String::new();
+        loop {
+            line.clear();
+            assert!(stdout.read_line(&mut line).unwrap() > 0, "rea mcp closed stdout before answering {id}");
+            wire.extend_from_slice(line.as_bytes());
+            let message: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON-RPC ({e}): {line}"));
+            if message["id"] == id {
+                return message;
+            }
+        }
+    };
+    call(
+        &mut stdin,
+        1,
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "rea-test", "version": "0"}}),
+    );
+    writeln!(stdin, "{}", json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).unwrap();
+    let scenario = json!({
+        "executable": "sh",
+        "arguments": ["-c", "read pw; echo \"got $pw\""],
+        "events": [{"type": "input", "at_ms": 300, "data": format!("{SECRET}\r"), "sensitive": true}],
+        "timeout_ms": 15_000,
+    });
+    let captured = call(
+        &mut stdin,
+        2,
+        "tools/call",
+        json!({"name": "capture_process_scenario", "arguments": scenario, "_meta": {"progressToken": "p"}}),
+    );
+    let result = &captured["result"]["structuredContent"];
+    assert_eq!(captured["result"]["isError"], false, "{captured}");
+    let (id, uri) = (result["evidence_id"].clone(), result["evidence_uri"].clone());
+    let listed = call(&mut stdin, 3, "resources/list", json!({}));
+    assert!(listed.to_string().contains(uri.as_str().unwrap()), "{listed}");
+    let read = call(&mut stdin, 4, "resources/read", json!({"uri": uri}));
+    let marker = format!("<redacted-input:{}-bytes>", SECRET.len() + 1);
+    let text = read["result"]["contents"][0]["text"].as_str().expect("the resource's text");
+    assert!(text.contains(&format!("got {marker}")), "the program's echo is shown as the marker: {text}");
+    let compared = call(
+        &mut stdin,
+        5,
+        "tools/call",
+        json!({"name": "compare_process_captures", "arguments": {"left_evidence_id": id, "right_evidence_id": id}}),
+    );
+    assert_eq!(compared["result"]["isError"], false, "{compared}");
+    // An invalid scenario holding the secret: the error names the path, not the text.
+    let invalid = json!({"executable": "sh", "timeout_ms": 0,
+        "events": [{"type": "input", "at_ms": 0, "data": format!("{SECRET}\r"), "sensitive": true}]});
+    let refused = call(&mut stdin, 6, "tools/call", json!({"name": "capture_process_scenario", "arguments": invalid}));
+    assert_eq!(refused["result"]["isError"], true, "{refused}");
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+    stdout.read_to_end(&mut wire).unwrap();
+    let mut stderr = Vec::new();
+    child.stderr.take().unwrap().read_to_end(&mut stderr).unwrap();
+    let wire = String::from_utf8(wire).unwrap();
+    assert!(wire.contains("notifications/progress"), "progress was sent");
+    assert!(!wire.contains(SECRET), "the secret is on the MCP wire");
+    assert!(!String::from_utf8_lossy(&stderr).contains(SECRET), "the secret is on stderr");
+    for entry in walk(work.path()) {
+        assert!(!std::fs::read(&entry).unwrap().windows(SECRET.len()).any(|w| w == SECRET.as_bytes()), "{entry:?}");
+    }
+}
+
+/// Every file below `dir`.
+#[cfg(not(feature = "force-stub"))]
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .flat_map(|e| {
+            let path = e.unwrap().path();
+            if path.is_dir() { walk(&path) } else { vec![path] }
+        })
+        .collect()
+}
