@@ -245,6 +245,31 @@ fn input_of_exactly_64_mib_is_read_and_validated() {
     check_rejection("exact.json", |s| put_padded(s, "exact.json", &scenario, MAX_INPUT), &e).unwrap();
 }
 
+/// The marker scenario with `events` added (as JSON text).
+fn marker_scenario_with_events(events: &str) -> String {
+    marker_scenario().replacen("\"timeout_ms\"", &format!("\"events\": {events},\n  \"timeout_ms\""), 1)
+}
+
+#[test]
+fn input_events_over_their_total_bound_are_refused_at_events() {
+    // 65 inputs of 4096 bytes each: every one within its own bound, 266240 together.
+    let data = "b".repeat(4096);
+    let events: Vec<String> =
+        (0..65).map(|i| format!("{{\"type\": \"input\", \"at_ms\": {i}, \"data\": \"{data}\"}}")).collect();
+    let scenario = marker_scenario_with_events(&format!("[{}]", events.join(", ")));
+    let rule = "input events hold 266240 bytes of data together; at most 262144 are allowed";
+    let e = expectation("invalid_scenario", "invalid_input", &[], &[("events", rule)]);
+    check_rejection("inputs.json", |s| drop(s.put("inputs.json", scenario.as_bytes())), &e).unwrap();
+}
+
+#[test]
+fn a_scenario_over_the_document_bound_is_refused_at_its_root() {
+    // One long argument: within every per-field rule, over 4 MiB as a whole.
+    let scenario = marker_scenario().replacen("\"-c\",", &format!("\"-c\", \"{}\",", "x".repeat(4 << 20)), 1);
+    let e = expectation("invalid_scenario", "invalid_input", &[], &[("(root)", "at most 4194304 are allowed")]);
+    check_rejection("large.json", |s| drop(s.put("large.json", scenario.as_bytes())), &e).unwrap();
+}
+
 #[test]
 fn a_directory_is_not_a_scenario_file() {
     let e = expectation("input_unreadable", "invalid_input", &["scenario file scenario.json", "is a directory"], &[]);
