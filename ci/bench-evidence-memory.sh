@@ -32,16 +32,43 @@ measure() { # $1 = output file, rest = rea arguments; prints peak RSS in KiB
   tail -n 1 rss.txt
 }
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-json_rss=(); toon_rss=()
-for _ in $(seq "$runs"); do
-  json_rss+=("$(measure capture.json capture-process scenario.json --json)")
-  toon_rss+=("$(measure capture.toon capture-process scenario.json)")
-done
-j=$(printf '%s\n' "${json_rss[@]}" | median)
-t=$(printf '%s\n' "${toon_rss[@]}" | median)
+paired() { # $1, $2 = commands printing a peak RSS; prints both medians, interleaved runs
+  local first=() second=()
+  for _ in $(seq "$runs"); do
+    first+=("$($1)")
+    second+=("$($2)")
+  done
+  echo "$(printf '%s\n' "${first[@]}" | median) $(printf '%s\n' "${second[@]}" | median)"
+}
+as_json() { measure capture.json capture-process scenario.json --json; }
+as_toon() { measure capture.toon capture-process scenario.json; }
+read -r j t < <(paired as_json as_toon)
 retained=$(python3 -c 'import json,sys; d=json.load(open("capture.json"))["normalized_result"]["truncation_details"]; print(d["raw_terminal"]["retained_bytes"], d["normalized_terminal"]["retained_bytes"], d["raw_terminal"]["retained_chunks"])')
 "$rea" compare-process-captures capture.json capture.json --json > comparison.json
 echo "runs per format: $runs (median)"
 echo "retained terminal text (raw bytes, normalized bytes, frames): $retained"
 echo "capture size: JSON $(stat -c %s capture.json) bytes, TOON $(stat -c %s capture.toon) bytes"
 awk -v j="$j" -v t="$t" 'BEGIN {printf "peak RSS --json: %.1f MiB (%.1f MB); TOON: %.1f MiB; ratio json/toon %.2f\n", j/1024, j*1024/1e6, t/1024, j/t}'
+
+# Rendered rows cost memory beside their text: a tall terminal (1000 rows)
+# whose program writes 5000 one-byte chunks retains thousands of mostly
+# empty screens at the maximum budget. Peer: the same program on the
+# default 24 rows. (Before rows were kept compactly, the tall case peaked
+# at 122 MB: 24 bytes of string header per empty row.)
+tall() { # $1 = rows
+  cat > "tall-$1.json" <<JSON
+{
+  "executable": "python3",
+  "arguments": ["-c", "import sys,time\nfor i in range(5000):\n    sys.stdout.write('x'); sys.stdout.flush(); time.sleep(0.0003)"],
+  "terminal": {"columns": 80, "rows": $1, "scrollback": 0},
+  "timeout_ms": 600000,
+  "limits": {"output_bytes": 10000000, "frames": 100000}
+}
+JSON
+  measure "tall-$1.out" capture-process "tall-$1.json" --json
+}
+tall_rows() { tall 1000; }
+short_rows() { tall 24; }
+read -r tr sr < <(paired tall_rows short_rows)
+frames=$(python3 -c 'import json; d=json.load(open("tall-1000.out"))["normalized_result"]; print(len(d["rendered_frames"]))')
+awk -v a="$tr" -v b="$sr" -v f="$frames" 'BEGIN {printf "peak RSS --json, 1000-row terminal, %d rendered states kept: %.1f MiB (%.1f MB); 24 rows: %.1f MiB; ratio %.2f\n", f, a/1024, a*1024/1e6, b/1024, a/b}'

@@ -272,8 +272,10 @@ fn a_changed_screen_cell_is_located() {
     assert!(!record.rendered_frames.is_empty());
     let mut changed = record.clone();
     let last = changed.rendered_frames.last_mut().unwrap();
-    let row = last.lines.len() - 1;
-    last.lines[row].replace_range(0..1, "D");
+    let mut rows = last.lines.to_vec();
+    let row = rows.len() - 1;
+    rows[row].replace_range(0..1, "D");
+    last.lines = rows.into();
     for (name, r) in [("left.json", &record), ("right.json", &changed)] {
         let evidence = capture_evidence(r, testing::capture_parameters(&resolved)).unwrap();
         fs::write(sandbox.work().join(name), serde_json::to_string(&evidence).unwrap()).unwrap();

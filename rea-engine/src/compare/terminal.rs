@@ -167,7 +167,7 @@ fn screen(f: &mut Findings, k: usize, a: Option<&RenderedFrame>, b: Option<&Rend
     f.field(&format!("{path}.active_buffer"), &a.active_buffer, &b.active_buffer, order);
     let rows = a.lines.len().max(b.lines.len());
     if let Some(row) = (0..rows).find(|&i| a.lines.get(i) != b.lines.get(i)) {
-        let (la, lb) = (a.lines.get(row).map_or("", String::as_str), b.lines.get(row).map_or("", String::as_str));
+        let (la, lb) = (a.lines.get(row).unwrap_or_default(), b.lines.get(row).unwrap_or_default());
         let column = text_difference(la, lb).map_or(1, |(_, _, c, ..)| c);
         f.push(
             format!("{path}.lines[{row}]"),

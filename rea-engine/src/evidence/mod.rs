@@ -6,6 +6,7 @@
 
 mod canonical;
 mod import;
+mod lines;
 mod record;
 mod vocabulary;
 

@@ -9,6 +9,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+pub use super::lines::ScreenLines;
 pub use super::vocabulary::*;
 
 /// `schema_version` of the capture record this build writes and reads.
@@ -127,7 +128,7 @@ impl RenderedFrame {
         let state = std::mem::take(&mut self.serialized_state);
         let mut value = serde_json::to_value(&self)?;
         if let Value::Object(map) = &mut value {
-            map.insert("lines".into(), Value::Array(lines.into_iter().map(Value::String).collect()));
+            map.insert("lines".into(), Value::Array(lines.iter().map(|l| Value::String(l.to_owned())).collect()));
             map.insert("serialized_state".into(), Value::String(state));
         }
         Ok(value)
@@ -209,7 +210,7 @@ pub struct RenderedFrame {
     /// `normal` or `alternate`.
     pub active_buffer: ActiveBuffer,
     /// Visible rows after normalization, trailing U+0020 removed.
-    pub lines: Vec<String>,
+    pub lines: ScreenLines,
     /// The emulator's state dump after normalization.
     pub serialized_state: String,
 }

@@ -115,7 +115,7 @@ pub fn capture_record(r: &ResolvedScenario) -> CaptureRecord {
         cursor_x: 0,
         cursor_y: 2,
         active_buffer: ActiveBuffer::Normal,
-        lines,
+        lines: lines.into(),
         serialized_state,
     }];
     let interaction_events: Vec<InteractionEvent> =

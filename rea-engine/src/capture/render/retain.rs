@@ -155,7 +155,7 @@ mod tests {
             cursor_x: 0,
             cursor_y: 0,
             active_buffer: crate::evidence::ActiveBuffer::Normal,
-            lines: vec![],
+            lines: crate::evidence::ScreenLines::new(),
             serialized_state: String::new(),
         };
         Snapshot { frame, bytes }

@@ -1,7 +1,7 @@
 //! The terminal emulator (avt) and the snapshot of one rendered state.
 
 use super::super::normalize::{Normalized, Normalizer};
-use crate::evidence::{ActiveBuffer, RenderedFrame};
+use crate::evidence::{ActiveBuffer, RenderedFrame, ScreenLines};
 
 /// Name and version of the emulator, recorded in every capture's manifest.
 /// A unit test keeps it equal to the version in `Cargo.lock`.
@@ -126,12 +126,12 @@ impl Screen {
         let visible = self.term.screen().visible_lines();
         self.rows.resize_with(visible.len(), Memo::default);
         let mut sizes = Some(0u64);
-        let mut lines = Vec::with_capacity(visible.len());
+        let mut lines = ScreenLines::new();
         for (line, memo) in visible.zip(&mut self.rows) {
             row_text(line, &mut self.row_text);
             let (text, size) = memo.get(&self.row_text, |raw| Screen::line(normalizer, bound, raw));
             sizes = sizes.zip(size).map(|(a, b)| a + b);
-            lines.push(text);
+            lines.push(&text);
         }
         let (serialized_state, size) = self.dump.get(&self.term.dump(), |raw| Screen::piece(normalizer, bound, raw));
         let bytes = sizes.zip(size).map(|(a, b)| a + b);
@@ -144,11 +144,11 @@ impl Screen {
     pub(crate) fn snapshot_reference(&self, at_ms: u64) -> Snapshot {
         let mut bytes = Some(0u64);
         let mut add = |n: Option<u64>| bytes = bytes.zip(n).map(|(a, b)| a + b);
-        let mut lines = Vec::new();
+        let mut lines = ScreenLines::new();
         for line in self.term.screen().visible_lines() {
             let (text, size) = Screen::line(&self.normalizer, self.bound, &line.text());
             add(size);
-            lines.push(text);
+            lines.push(&text);
         }
         let (serialized_state, size) = Screen::piece(&self.normalizer, self.bound, &self.term.dump());
         add(size);
@@ -156,7 +156,8 @@ impl Screen {
     }
 
     /// The frame of the current state with its normalized pieces.
-    fn frame(&self, at_ms: u64, lines: Vec<String>, serialized_state: String) -> RenderedFrame {
+    fn frame(&self, at_ms: u64, mut lines: ScreenLines, serialized_state: String) -> RenderedFrame {
+        lines.shrink_to_fit();
         let (columns, rows) = self.term.size();
         let cursor = self.term.cursor();
         let active_buffer = match self.term.active_screen_kind() {

@@ -133,7 +133,7 @@ fn frames_carry_cursor_buffer_and_a_dump_that_rebuilds_the_screen() {
     replay.feed(frames[2].serialized_state.as_str());
     let lines: Vec<String> =
         replay.screen().visible_lines().map(|l| l.text().trim_end_matches(' ').to_owned()).collect();
-    assert_eq!(lines, frames[2].lines);
+    assert_eq!(frames[2].lines, lines);
     let bytes: u64 = frames.iter().map(size).sum();
     assert_eq!((rendered.account.observed_bytes, rendered.account.retained_bytes), (bytes, bytes));
     assert!(!rendered.account.truncated);
@@ -176,7 +176,7 @@ fn an_exhausted_budget_keeps_the_final_screen_with_exact_accounting() {
     let rendered = steps(budget);
     let a = &rendered.account;
     let frames: Vec<&RenderedFrame> = rendered.frames.iter().map(|(_, f)| f).collect();
-    assert_eq!(frames.last().map(|f| f.lines.clone()), Some(vec!["step 19".to_owned(), String::new()]));
+    assert_eq!(frames.last().map(|f| f.lines.to_vec()), Some(vec!["step 19".to_owned(), String::new()]));
     assert_eq!(frames.iter().map(|f| f.at_ms).collect::<Vec<_>>(), [0, 10, 190]);
     assert_eq!(frames.iter().map(|f| f.sequence).collect::<Vec<_>>(), [0, 1, 2]);
     assert!(a.truncated);
