@@ -5,19 +5,6 @@ use std::collections::{HashMap, HashSet};
 use super::snapshot::{Snapshot, utf16_cmp};
 use crate::evidence::{EffectStatus, EffectUnknownReason, FileEffect, FileKind, FileState};
 
-/// `unknown` reason: the path is absent before, but the before snapshot did
-/// not exhaust the enumeration of its root.
-pub const UNKNOWN_BEFORE_INCOMPLETE: EffectUnknownReason = EffectUnknownReason::BeforeEnumerationIncomplete;
-/// `unknown` reason: the path is absent after, but the after snapshot did not
-/// exhaust the enumeration of its root.
-pub const UNKNOWN_AFTER_INCOMPLETE: EffectUnknownReason = EffectUnknownReason::AfterEnumerationIncomplete;
-/// `unknown` reason: the path is absent before, where one of its ancestors
-/// was a symlink that was not followed.
-pub const UNKNOWN_BEFORE_BELOW_SYMLINK: EffectUnknownReason = EffectUnknownReason::BeforeBelowUnfollowedSymlink;
-/// `unknown` reason: the path is absent after, where one of its ancestors
-/// was a symlink that was not followed.
-pub const UNKNOWN_AFTER_BELOW_SYMLINK: EffectUnknownReason = EffectUnknownReason::AfterBelowUnfollowedSymlink;
-
 /// Classifies every path seen in either snapshot, sorted by UTF-16 code units.
 ///
 /// A path on both sides is `unchanged` when its whole state is equal and
@@ -41,13 +28,21 @@ pub fn effects(before: &Snapshot, after: &Snapshot) -> Vec<FileEffect> {
             (Some(was), Some(is)) => (if was == is { EffectStatus::Unchanged } else { EffectStatus::Modified }, None),
             (None, _) => match before_side.unproven_absence(path) {
                 None => (EffectStatus::Created, None),
-                Some(Unproven::Incomplete) => (EffectStatus::Unknown, Some(UNKNOWN_BEFORE_INCOMPLETE)),
-                Some(Unproven::BelowSymlink) => (EffectStatus::Unknown, Some(UNKNOWN_BEFORE_BELOW_SYMLINK)),
+                Some(Unproven::Incomplete) => {
+                    (EffectStatus::Unknown, Some(EffectUnknownReason::BeforeEnumerationIncomplete))
+                }
+                Some(Unproven::BelowSymlink) => {
+                    (EffectStatus::Unknown, Some(EffectUnknownReason::BeforeBelowUnfollowedSymlink))
+                }
             },
             (_, None) => match after_side.unproven_absence(path) {
                 None => (EffectStatus::Deleted, None),
-                Some(Unproven::Incomplete) => (EffectStatus::Unknown, Some(UNKNOWN_AFTER_INCOMPLETE)),
-                Some(Unproven::BelowSymlink) => (EffectStatus::Unknown, Some(UNKNOWN_AFTER_BELOW_SYMLINK)),
+                Some(Unproven::Incomplete) => {
+                    (EffectStatus::Unknown, Some(EffectUnknownReason::AfterEnumerationIncomplete))
+                }
+                Some(Unproven::BelowSymlink) => {
+                    (EffectStatus::Unknown, Some(EffectUnknownReason::AfterBelowUnfollowedSymlink))
+                }
             },
         };
         effects.push(FileEffect { path: path.to_owned(), status, before: was.cloned(), after: is.cloned(), reason });

@@ -25,13 +25,6 @@ use crate::evidence::HashOmissionReason;
 /// Size of one read while hashing (the specification's 64 KiB chunks).
 pub(super) const CHUNK: usize = 64 * 1024;
 
-/// `hash_omissions` reason: the file did not fit the remaining budget.
-pub(super) const REASON_BUDGET: HashOmissionReason = HashOmissionReason::FileBytesBudget;
-/// `hash_omissions` reason: the file changed, or read short or long.
-pub(super) const REASON_CHANGED: HashOmissionReason = HashOmissionReason::FileChangedOrShortRead;
-/// `hash_omissions` reason: opening or reading the file failed.
-pub(super) const REASON_UNAVAILABLE: HashOmissionReason = HashOmissionReason::FileUnavailable;
-
 /// What one attempt to digest a file found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum Attempt {
@@ -86,15 +79,17 @@ fn replay(sizes: &[u64], budget: u64, outcomes: &[Option<Attempt>]) -> Replay {
     let mut wanted = Vec::new();
     for (index, (&size, outcome)) in sizes.iter().zip(outcomes).enumerate() {
         let decision = if size > remaining {
-            Some(omitted(remaining, REASON_BUDGET, None))
+            Some(omitted(remaining, HashOmissionReason::FileBytesBudget, None))
         } else {
             match outcome {
                 Some(Attempt::Digest(digest)) => {
                     remaining -= size;
                     Some(Decision::Digest(digest.clone()))
                 }
-                Some(Attempt::Changed) => Some(omitted(remaining, REASON_CHANGED, None)),
-                Some(Attempt::Unavailable(code)) => Some(omitted(remaining, REASON_UNAVAILABLE, *code)),
+                Some(Attempt::Changed) => Some(omitted(remaining, HashOmissionReason::FileChangedOrShortRead, None)),
+                Some(Attempt::Unavailable(code)) => {
+                    Some(omitted(remaining, HashOmissionReason::FileUnavailable, *code))
+                }
                 None => {
                     if certain {
                         certain = false;
@@ -346,7 +341,7 @@ mod tests {
         let mut decisions = Vec::new();
         for (index, &size) in sizes.iter().enumerate() {
             if size > remaining {
-                decisions.push(omitted(remaining, REASON_BUDGET, None));
+                decisions.push(omitted(remaining, HashOmissionReason::FileBytesBudget, None));
                 continue;
             }
             decisions.push(match outcome(index) {
@@ -354,8 +349,8 @@ mod tests {
                     remaining -= size;
                     Decision::Digest(digest)
                 }
-                Attempt::Changed => omitted(remaining, REASON_CHANGED, None),
-                Attempt::Unavailable(code) => omitted(remaining, REASON_UNAVAILABLE, code),
+                Attempt::Changed => omitted(remaining, HashOmissionReason::FileChangedOrShortRead, None),
+                Attempt::Unavailable(code) => omitted(remaining, HashOmissionReason::FileUnavailable, code),
             });
         }
         decisions
@@ -436,7 +431,11 @@ mod tests {
         .unwrap();
         assert_eq!(
             planned,
-            vec![omitted(10, REASON_CHANGED, None), Decision::Digest("d1".to_owned()), omitted(4, REASON_BUDGET, None),]
+            vec![
+                omitted(10, HashOmissionReason::FileChangedOrShortRead, None),
+                Decision::Digest("d1".to_owned()),
+                omitted(4, HashOmissionReason::FileBytesBudget, None),
+            ]
         );
         let mut attempted = rounds.into_inner().unwrap();
         attempted.sort_unstable();

@@ -22,15 +22,9 @@ mod tests;
 use std::ffi::OsString;
 use std::path::Path;
 
-pub use effects::{
-    UNKNOWN_AFTER_BELOW_SYMLINK, UNKNOWN_AFTER_INCOMPLETE, UNKNOWN_BEFORE_BELOW_SYMLINK, UNKNOWN_BEFORE_INCOMPLETE,
-    effects,
-};
+pub use effects::effects;
 pub(crate) use snapshot::utf16_cmp;
-pub use snapshot::{
-    HASH_INTERRUPTED, OMISSION_ENTRY_UNAVAILABLE, OMISSION_IDENTITY_CHANGED, OMISSION_UNREPRESENTABLE_NAME,
-    OMISSION_UNREPRESENTABLE_TARGET, Snapshot, SnapshotError, snapshot, snapshot_with_threads,
-};
+pub use snapshot::{Snapshot, SnapshotError, snapshot, snapshot_with_threads};
 
 /// The kind of a filesystem entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -14,22 +14,6 @@ use crate::evidence::{
 };
 use crate::scenario::Limits;
 
-/// `enumeration_omissions` reason: a read failed (see `system_code`).
-pub const OMISSION_ENTRY_UNAVAILABLE: EnumerationOmissionReason = EnumerationOmissionReason::EntryUnavailable;
-/// `enumeration_omissions` reason: the object at the path was replaced
-/// between two observations (a directory, or an unstable symlink).
-pub const OMISSION_IDENTITY_CHANGED: EnumerationOmissionReason = EnumerationOmissionReason::IdentityChanged;
-/// `enumeration_omissions` reason: the directory at `path` holds a name that
-/// is not valid Unicode; that entry and everything below it are unknown.
-pub const OMISSION_UNREPRESENTABLE_NAME: EnumerationOmissionReason = EnumerationOmissionReason::UnrepresentableName;
-/// `enumeration_omissions` reason: the symlink at `path` has a target that is
-/// not valid Unicode; the symlink is omitted.
-pub const OMISSION_UNREPRESENTABLE_TARGET: EnumerationOmissionReason =
-    EnumerationOmissionReason::UnrepresentableSymlinkTarget;
-/// `hash_omissions` reason found only in the partial observation of an
-/// interrupted snapshot: hashing stopped before this file was decided.
-pub const HASH_INTERRUPTED: HashOmissionReason = HashOmissionReason::Interrupted;
-
 /// One filesystem checkpoint: the entries in walk order and their accounting.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Snapshot {
@@ -253,7 +237,7 @@ impl Walker<'_> {
     fn unavailable(&mut self, root: &mut RootWalk, path: String, error: FsError) -> Result<(), Stop> {
         match error.code {
             Some(code) => {
-                self.omit(root, path, OMISSION_ENTRY_UNAVAILABLE, Some(code));
+                self.omit(root, path, EnumerationOmissionReason::EntryUnavailable, Some(code));
                 Ok(())
             }
             None => Err(Stop::Failed { path, error }),
@@ -325,14 +309,14 @@ impl Walker<'_> {
         match self.probe.lstat(path) {
             Ok(again) if again == *meta => {}
             Ok(_) => {
-                self.omit(root, aliased, OMISSION_IDENTITY_CHANGED, None);
+                self.omit(root, aliased, EnumerationOmissionReason::IdentityChanged, None);
                 return Ok(());
             }
             Err(error) => return self.unavailable(root, aliased, error),
         }
         match target.into_string() {
             Ok(target) => self.record(aliased, meta, Some(target)),
-            Err(_) => self.omit(root, aliased, OMISSION_UNREPRESENTABLE_TARGET, None),
+            Err(_) => self.omit(root, aliased, EnumerationOmissionReason::UnrepresentableSymlinkTarget, None),
         }
         Ok(())
     }
@@ -360,7 +344,7 @@ impl Walker<'_> {
             Err(error) => return self.unavailable(root, aliased, error),
         };
         if !listing.meta.same_object(meta) || listing.meta.kind != FsKind::Directory {
-            self.omit(root, aliased, OMISSION_IDENTITY_CHANGED, None);
+            self.omit(root, aliased, EnumerationOmissionReason::IdentityChanged, None);
             return Ok(());
         }
         if !listing.exhausted || listing.names.len() > capacity {
@@ -375,7 +359,7 @@ impl Walker<'_> {
         for name in listing.names.into_iter().take(capacity) {
             match name.into_string() {
                 Ok(name) => names.push(name),
-                Err(_) => self.omit(root, aliased.clone(), OMISSION_UNREPRESENTABLE_NAME, None),
+                Err(_) => self.omit(root, aliased.clone(), EnumerationOmissionReason::UnrepresentableName, None),
             }
         }
         names.sort_by(|a, b| utf16_cmp(a, b));
@@ -409,7 +393,7 @@ impl Walker<'_> {
                 Some(Decision::Omitted { remaining_budget, reason, system_code }) => {
                     (remaining_budget, reason, system_code)
                 }
-                None => (undecided_budget, HASH_INTERRUPTED, None),
+                None => (undecided_budget, HashOmissionReason::Interrupted, None),
             };
             hash_omissions.push(HashOmission {
                 path: state.path.clone(),
