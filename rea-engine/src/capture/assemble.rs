@@ -147,15 +147,16 @@ impl Assembly<'_> {
         };
         let event_journal = journal(&self.journal, &rendered_frames, &self.sampled, self.settled_at);
         let selected = !resolved.observation_paths.is_empty();
-        let (before, after) = (&self.before.snapshot, &self.after.snapshot);
-        let filesystem_effects = if selected { crate::fs::effects(before, after) } else { Vec::new() };
+        let names = self.before.redactions + self.after.redactions;
+        let (before, after) = (self.before.snapshot, self.after.snapshot);
+        let filesystem_effects = if selected { crate::fs::effects(&before, &after) } else { Vec::new() };
         let sampling_partial = self.sampled.limit_reached || self.sampled.failures > 0;
         let truncation_details = TruncationDetails {
             raw_terminal: raw,
             normalized_terminal: Some(normalized),
             rendered_terminal: rendered,
-            filesystem_before: before.truncation.clone(),
-            filesystem_after: after.truncation.clone(),
+            filesystem_before: before.truncation,
+            filesystem_after: after.truncation,
             process: ProcessTruncation {
                 truncated: sampling_partial,
                 coverage: ProcessCoverage::Sampled,
@@ -167,7 +168,6 @@ impl Assembly<'_> {
             },
             document: None,
         };
-        let names = self.before.redactions + self.after.redactions;
         let redactions = self.redactions.map(|count| count + secrets.redactions() + names);
         let mut limitations = limitations(sampling_partial, renderer_state, &truncation_details, redactions);
         limitations.extend(unlisted_limitation(self.cleanup.unverified_processes.len()));
@@ -182,8 +182,8 @@ impl Assembly<'_> {
             settlement: settlement(self.settlement),
             process_samples,
             event_journal,
-            files_before: self.before.snapshot.files,
-            files_after: self.after.snapshot.files,
+            files_before: before.files,
+            files_after: after.files,
             filesystem_effects,
             truncated: truncation_details.any_truncated(),
             truncation_details,

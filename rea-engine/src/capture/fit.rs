@@ -217,7 +217,7 @@ impl Fit {
             let keep_final = self.final_screen_kept && record.rendered_frames.len() > self.rendered_prefix;
             let last = if keep_final { record.rendered_frames.pop() } else { None };
             for gone in record.rendered_frames.drain(self.rendered_prefix..) {
-                let bytes = gone.serialized_state.len() as u64 + gone.lines.iter().map(|l| l.len() as u64).sum::<u64>();
+                let bytes = gone.serialized_state.len() as u64 + gone.lines.text_bytes();
                 rendered.retained_frames = rendered.retained_frames.saturating_sub(1);
                 rendered.retained_bytes = rendered.retained_bytes.saturating_sub(bytes);
             }

@@ -69,9 +69,10 @@ pub(crate) fn redact_snapshot(snapshot: &mut Snapshot, secrets: &mut Redactor) -
         state.path = recorded;
     }
     if !left_out.is_empty() {
-        let gone: Vec<FileState> = snapshot.files.iter().filter(|s| s.path.is_empty()).cloned().collect();
-        snapshot.files.retain(|s| !s.path.is_empty());
-        let unhashed: u64 = gone.iter().filter(|s| s.sha256.is_some()).map(|s| s.size).sum();
+        // The left-out entries are the ones whose path was taken above.
+        let gone = |s: &FileState| s.path.is_empty();
+        let unhashed: u64 = snapshot.files.iter().filter(|s| gone(s) && s.sha256.is_some()).map(|s| s.size).sum();
+        snapshot.files.retain(|s| !gone(s));
         truncation.bytes_hashed = truncation.bytes_hashed.saturating_sub(unhashed);
         truncation.hash_omissions.retain(|o| !left_out.contains_key(&o.path));
         truncation.entries = snapshot.files.len() as u64;
@@ -127,19 +128,22 @@ fn root_alias(path: &str) -> &str {
 /// (a path's components compared one by one, a parent before its children).
 fn walk_order(a: &str, b: &str) -> Ordering {
     let index = |path: &str| root_alias(path).strip_prefix("root_").and_then(|i| i.parse::<u64>().ok());
-    fn components(path: &str) -> Vec<&str> {
+    fn components(path: &str) -> impl Iterator<Item = &str> {
         let relative = path.split_once(':').map_or("", |(_, relative)| relative);
-        relative.split('/').filter(|c| *c != "." && !c.is_empty()).collect()
+        relative.split('/').filter(|c| *c != "." && !c.is_empty())
     }
     index(a).cmp(&index(b)).then_with(|| {
-        let (a, b) = (components(a), components(b));
-        for (x, y) in a.iter().zip(&b) {
-            match utf16_cmp(x, y) {
-                Ordering::Equal => {}
-                other => return other,
+        let (mut a, mut b) = (components(a), components(b));
+        loop {
+            match (a.next(), b.next()) {
+                (Some(x), Some(y)) => match utf16_cmp(x, y) {
+                    Ordering::Equal => {}
+                    other => return other,
+                },
+                // A parent (the shorter path) comes before its children.
+                (x, y) => return x.is_some().cmp(&y.is_some()),
             }
         }
-        a.len().cmp(&b.len())
     })
 }
 
