@@ -90,42 +90,79 @@ fn python_sdk_on_the_stub_build_compares_and_is_refused_capture() {
     assert_eq!(summary["checks"], json!(["initialize", "tools", "stub_capture_refused", "compare_files"]));
 }
 
-/// Reads JSON-RPC lines until the response with `id`.
-fn response(reader: &mut impl BufRead, id: u64) -> Value {
-    let mut line = String::new();
-    loop {
-        line.clear();
-        assert!(reader.read_line(&mut line).unwrap() > 0, "rea mcp closed stdout before answering {id}");
-        let message: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON-RPC ({e}): {line}"));
-        if message["id"] == id {
-            return message;
+/// `rea mcp` on pipes, initialized, with every stdout line it wrote kept.
+struct Server {
+    child: std::process::Child,
+    stdin: Option<std::process::ChildStdin>,
+    stdout: BufReader<std::process::ChildStdout>,
+    wire: Vec<u8>,
+}
+
+impl Server {
+    /// Starts `rea mcp` (in `dir`, with `dir/tmp` as TMPDIR, when given),
+    /// initializes the session and returns the initialize response.
+    fn start(dir: Option<&Path>) -> (Server, Value) {
+        let mut command = Command::new(rea_bin());
+        command.arg("mcp").stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        if let Some(dir) = dir {
+            let tmp = dir.join("tmp");
+            std::fs::create_dir_all(&tmp).unwrap();
+            command.current_dir(dir).env("TMPDIR", tmp);
         }
+        let mut child = command.spawn().unwrap();
+        let stdin = child.stdin.take();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        let mut server = Server { child, stdin, stdout, wire: Vec::new() };
+        let init = server.call(
+            1,
+            "initialize",
+            json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "rea-test", "version": "0"}}),
+        );
+        server.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        (server, init)
+    }
+
+    fn send(&mut self, message: Value) {
+        writeln!(self.stdin.as_mut().expect("stdin is open"), "{message}").unwrap();
+    }
+
+    /// Sends a request without waiting for its response.
+    fn request(&mut self, id: u64, method: &str, params: Value) {
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+    }
+
+    /// Sends a request and reads until its response.
+    fn call(&mut self, id: u64, method: &str, params: Value) -> Value {
+        self.request(id, method, params);
+        self.response(id)
+    }
+
+    /// Reads JSON-RPC lines until the response with `id`.
+    fn response(&mut self, id: u64) -> Value {
+        let mut line = String::new();
+        loop {
+            line.clear();
+            assert!(self.stdout.read_line(&mut line).unwrap() > 0, "rea mcp closed stdout before answering {id}");
+            self.wire.extend_from_slice(line.as_bytes());
+            let message: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON-RPC ({e}): {line}"));
+            if message["id"] == id {
+                return message;
+            }
+        }
+    }
+
+    /// Closes stdin, which ends the session.
+    fn close(&mut self) {
+        self.stdin = None;
     }
 }
 
 #[test]
 fn raw_json_rpc_initialize_and_tool_schemas() {
-    let mut child = Command::new(rea_bin())
-        .arg("mcp")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
-    let send = |stdin: &mut std::process::ChildStdin, v: Value| writeln!(stdin, "{v}").unwrap();
-    send(
-        &mut stdin,
-        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "rea-test", "version": "0"}}}),
-    );
-    let init = response(&mut stdout, 1);
+    let (mut server, init) = Server::start(None);
     assert_eq!(init["result"]["serverInfo"]["name"], "rea", "{init}");
     assert_eq!(init["result"]["protocolVersion"], "2025-06-18", "{init}");
-    send(&mut stdin, json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-    send(&mut stdin, json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
-    let tools = response(&mut stdout, 2)["result"]["tools"].clone();
+    let tools = server.call(2, "tools/list", json!({}))["result"]["tools"].clone();
     let published: Value =
         serde_json::from_str(&std::fs::read_to_string(repo().join("docs/scenario.schema.json")).unwrap()).unwrap();
     assert_eq!(tools[0]["name"], "capture_process_scenario");
@@ -134,15 +171,11 @@ fn raw_json_rpc_initialize_and_tool_schemas() {
     assert_eq!(tools[1]["name"], "compare_process_captures");
     assert_eq!(tools[1]["annotations"]["readOnlyHint"], true);
     // An unknown resource is a protocol error naming the URI.
-    send(
-        &mut stdin,
-        json!({"jsonrpc": "2.0", "id": 3, "method": "resources/read", "params": {"uri": "rea://evidence/ev_x"}}),
-    );
-    let missing = response(&mut stdout, 3);
+    let missing = server.call(3, "resources/read", json!({"uri": "rea://evidence/ev_x"}));
     assert!(missing["error"]["message"].as_str().unwrap().contains("rea://evidence/ev_x"), "{missing}");
     // Closing stdin ends the session cleanly.
-    drop(stdin);
-    let status = child.wait().unwrap();
+    server.close();
+    let status = server.child.wait().unwrap();
     assert!(status.success(), "rea mcp exited with {status}");
 }
 
@@ -168,36 +201,20 @@ fn session_end_cancels_a_running_capture_and_leaves_no_process() {
     use std::time::Duration;
     let mark = format!("session-end-{}-{}", std::process::id(), line!());
     let work = tempfile::tempdir().unwrap();
-    let mut child = Command::new(rea_bin())
-        .arg("mcp")
-        .current_dir(work.path())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
-    let send = |stdin: &mut std::process::ChildStdin, v: Value| writeln!(stdin, "{v}").unwrap();
-    send(
-        &mut stdin,
-        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "rea-test", "version": "0"}}}),
-    );
-    response(&mut stdout, 1);
-    send(&mut stdin, json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let (mut server, _) = Server::start(Some(work.path()));
     let scenario = json!({"executable": "sh", "arguments": ["-c", "sleep 600 & sleep 600; wait"],
         "environment": {"REA_TEST_MARK": mark}, "timeout_ms": 600_000});
-    send(
-        &mut stdin,
-        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-            "params": {"name": "capture_process_scenario", "arguments": scenario, "_meta": {"progressToken": "p"}}}),
+    server.request(
+        2,
+        "tools/call",
+        json!({"name": "capture_process_scenario", "arguments": scenario, "_meta": {"progressToken": "p"}}),
     );
     assert!(
         crate::util::wait_for(Duration::from_secs(30), || marked_processes(&mark).len() >= 2),
         "the capture's processes never ran"
     );
-    drop(stdin);
+    server.close();
+    let child = &mut server.child;
     let exited = crate::util::wait_for(Duration::from_secs(60), || child.try_wait().unwrap().is_some());
     if !exited {
         let _ = child.kill();
@@ -207,7 +224,7 @@ fn session_end_cancels_a_running_capture_and_leaves_no_process() {
     let left = marked_processes(&mark);
     assert!(left.is_empty(), "processes of the cancelled capture remain: {left:?}");
     // The call was answered before exit: cancelled by session end, cleanup verified.
-    let answer = response(&mut stdout, 2);
+    let answer = server.response(2);
     let doc = &answer["result"]["structuredContent"];
     assert_eq!(answer["result"]["isError"], true, "{answer}");
     assert_eq!(doc["code"], "cancelled", "{doc}");
@@ -224,48 +241,14 @@ fn a_secret_is_in_no_byte_the_mcp_server_writes() {
     use std::io::Read;
     const SECRET: &str = "Mcp-s3cret-Q7";
     let work = tempfile::tempdir().unwrap();
-    let tmp = work.path().join("tmp");
-    std::fs::create_dir_all(&tmp).unwrap();
-    let mut child = Command::new(rea_bin())
-        .arg("mcp")
-        .current_dir(work.path())
-        .env("TMPDIR", &tmp)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
-    let mut wire = Vec::new();
-    let mut call = |stdin: &mut std::process::ChildStdin, id: u64, method: &str, params: Value| -> Value {
-        writeln!(stdin, "{}", json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})).unwrap();
-        let mut line = String::new();
-        loop {
-            line.clear();
-            assert!(stdout.read_line(&mut line).unwrap() > 0, "rea mcp closed stdout before answering {id}");
-            wire.extend_from_slice(line.as_bytes());
-            let message: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON-RPC ({e}): {line}"));
-            if message["id"] == id {
-                return message;
-            }
-        }
-    };
-    call(
-        &mut stdin,
-        1,
-        "initialize",
-        json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "rea-test", "version": "0"}}),
-    );
-    writeln!(stdin, "{}", json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).unwrap();
+    let (mut server, _) = Server::start(Some(work.path()));
     let scenario = json!({
         "executable": "sh",
         "arguments": ["-c", "read pw; echo \"got $pw\""],
         "events": [{"type": "input", "at_ms": 300, "data": format!("{SECRET}\r"), "sensitive": true}],
         "timeout_ms": 15_000,
     });
-    let captured = call(
-        &mut stdin,
+    let captured = server.call(
         2,
         "tools/call",
         json!({"name": "capture_process_scenario", "arguments": scenario, "_meta": {"progressToken": "p"}}),
@@ -273,14 +256,13 @@ fn a_secret_is_in_no_byte_the_mcp_server_writes() {
     let result = &captured["result"]["structuredContent"];
     assert_eq!(captured["result"]["isError"], false, "{captured}");
     let (id, uri) = (result["evidence_id"].clone(), result["evidence_uri"].clone());
-    let listed = call(&mut stdin, 3, "resources/list", json!({}));
+    let listed = server.call(3, "resources/list", json!({}));
     assert!(listed.to_string().contains(uri.as_str().unwrap()), "{listed}");
-    let read = call(&mut stdin, 4, "resources/read", json!({"uri": uri}));
+    let read = server.call(4, "resources/read", json!({"uri": uri}));
     let marker = format!("<redacted-input:{}-bytes>", SECRET.len() + 1);
     let text = read["result"]["contents"][0]["text"].as_str().expect("the resource's text");
     assert!(text.contains(&format!("got {marker}")), "the program's echo is shown as the marker: {text}");
-    let compared = call(
-        &mut stdin,
+    let compared = server.call(
         5,
         "tools/call",
         json!({"name": "compare_process_captures", "arguments": {"left_evidence_id": id, "right_evidence_id": id}}),
@@ -289,30 +271,18 @@ fn a_secret_is_in_no_byte_the_mcp_server_writes() {
     // An invalid scenario holding the secret: the error names the path, not the text.
     let invalid = json!({"executable": "sh", "timeout_ms": 0,
         "events": [{"type": "input", "at_ms": 0, "data": format!("{SECRET}\r"), "sensitive": true}]});
-    let refused = call(&mut stdin, 6, "tools/call", json!({"name": "capture_process_scenario", "arguments": invalid}));
+    let refused = server.call(6, "tools/call", json!({"name": "capture_process_scenario", "arguments": invalid}));
     assert_eq!(refused["result"]["isError"], true, "{refused}");
-    drop(stdin);
-    assert!(child.wait().unwrap().success());
-    stdout.read_to_end(&mut wire).unwrap();
+    server.close();
+    assert!(server.child.wait().unwrap().success());
+    server.stdout.read_to_end(&mut server.wire).unwrap();
     let mut stderr = Vec::new();
-    child.stderr.take().unwrap().read_to_end(&mut stderr).unwrap();
-    let wire = String::from_utf8(wire).unwrap();
+    server.child.stderr.take().unwrap().read_to_end(&mut stderr).unwrap();
+    let wire = String::from_utf8(server.wire).unwrap();
     assert!(wire.contains("notifications/progress"), "progress was sent");
     assert!(!wire.contains(SECRET), "the secret is on the MCP wire");
     assert!(!String::from_utf8_lossy(&stderr).contains(SECRET), "the secret is on stderr");
-    for entry in walk(work.path()) {
-        assert!(!std::fs::read(&entry).unwrap().windows(SECRET.len()).any(|w| w == SECRET.as_bytes()), "{entry:?}");
+    for (name, bytes) in crate::util::files(work.path()) {
+        assert!(!bytes.windows(SECRET.len()).any(|w| w == SECRET.as_bytes()), "the secret is in {name}");
     }
-}
-
-/// Every file below `dir`.
-#[cfg(not(feature = "force-stub"))]
-fn walk(dir: &Path) -> Vec<PathBuf> {
-    std::fs::read_dir(dir)
-        .unwrap()
-        .flat_map(|e| {
-            let path = e.unwrap().path();
-            if path.is_dir() { walk(&path) } else { vec![path] }
-        })
-        .collect()
 }

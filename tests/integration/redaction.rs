@@ -5,11 +5,9 @@
 
 #![cfg(not(feature = "force-stub"))]
 
-use std::path::Path;
-
 use serde_json::{Value, json};
 
-use crate::util::{Capture, capture, frames_text, rea};
+use crate::util::{Capture, capture, files, frames_text, rea};
 
 const SECRET: &str = "Qz7-hunter2-Xk9";
 
@@ -25,20 +23,6 @@ fn sensitive_capture(script: &str) -> Capture {
         "events": [{"type": "input", "at_ms": 1500, "data": format!("{SECRET}\r"), "sensitive": true}],
         "timeout_ms": 15000
     }))
-}
-
-/// Every file under `dir`, recursively, with its bytes.
-fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir(dir).expect("read dir") {
-        let path = entry.expect("entry").path();
-        if path.is_dir() {
-            out.extend(files(&path));
-        } else {
-            out.push((path.display().to_string(), std::fs::read(&path).expect("read file")));
-        }
-    }
-    out
 }
 
 fn contains(haystack: &[u8], needle: &str) -> bool {

@@ -95,3 +95,17 @@ pub(crate) fn wait_for(deadline: Duration, mut condition: impl FnMut() -> bool) 
 pub(crate) fn rea(dir: &Path, args: &[&str]) -> Output {
     Command::new(rea_bin()).args(args).current_dir(dir).stdin(Stdio::null()).output().expect("run rea")
 }
+
+/// Every file under `dir`, recursively, with its bytes.
+pub(crate) fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).expect("read dir") {
+        let path = entry.expect("entry").path();
+        if path.is_dir() {
+            out.extend(files(&path));
+        } else {
+            out.push((path.display().to_string(), std::fs::read(&path).expect("read file")));
+        }
+    }
+    out
+}
