@@ -16,6 +16,17 @@ pub(crate) fn host() -> rea_engine::Host {
     native::host()
 }
 
+/// When this process was started as a capture's keeper (Linux: `rea`
+/// re-executes itself with a hidden first argument), serves as one and
+/// returns its exit status.
+pub(crate) fn keeper() -> Option<std::process::ExitCode> {
+    #[cfg(all(target_os = "linux", not(feature = "force-stub")))]
+    if std::env::args_os().nth(1).is_some_and(|a| a == native::KEEPER_ARGUMENT) {
+        return Some(std::process::ExitCode::from(native::serve_keeper()));
+    }
+    None
+}
+
 /// Settings the backend reads once at start-up (on macOS, the Swift helper's
 /// compiler, SDK, module cache and compile timeout); an invalid one is
 /// reported before any command that may capture runs. Other hosts read none.

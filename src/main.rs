@@ -39,6 +39,9 @@ pub(crate) struct Outcome {
 }
 
 fn main() -> ExitCode {
+    if let Some(status) = host::keeper() {
+        return status;
+    }
     let cli = match cli::Cli::try_parse() {
         Ok(cli) => cli,
         Err(err) => return errors::usage(err),

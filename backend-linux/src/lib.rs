@@ -1,7 +1,9 @@
 //! The Linux host backend of rea.
 //!
 //! - [`pty::OpenptyPty`]: `posix_openpt` terminal, child in a new session,
-//!   `rea` as child subreaper so orphaned descendants stay in its tree;
+//!   launched by a keeper (a child of `rea` that outlives it and is the
+//!   subreaper of the launched tree, see `keeper.rs`), `rea` itself the
+//!   subreaper beside it, so orphaned descendants stay in its tree;
 //! - [`inspect::ProcfsInspector`]: the process table from `/proc`;
 //! - [`ownership::EnvironVerifier`]: run token plus start identity, signals
 //!   through pidfds;
@@ -13,6 +15,7 @@
 mod doctor;
 pub mod fs;
 pub mod inspect;
+mod keeper;
 pub mod ownership;
 mod procfs;
 pub mod pty;
@@ -22,6 +25,7 @@ use rea_engine::Host;
 use rea_engine::host::CaptureSupport;
 
 pub use doctor::diagnose;
+pub use keeper::{KEEPER_ARGUMENT, serve as serve_keeper};
 
 /// The Linux host.
 pub fn host() -> Host {

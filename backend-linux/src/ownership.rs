@@ -88,8 +88,17 @@ fn lineage(st: procfs::Stat, claim: &OwnershipClaim<'_>) -> Lineage {
     let mut current = st;
     'levels: for _ in 0..MAX_DEPTH {
         if current.ppid == me {
+            // A child of rea: the run's keeper (the launched tree's
+            // ancestor), or the launched process itself once its keeper died.
             let is_root = root.is_some_and(|r| r.pid.0 == current.pid && r.start.0 == current.starttime);
-            return if is_root || crate::pty::sole_launch() { Lineage::Descendant } else { Lineage::Outside };
+            let is_keeper = root.is_some_and(|r| {
+                crate::keeper::find(current.pid, current.starttime).is_some_and(|k| k.holds(r))
+            });
+            return if is_root || is_keeper || crate::pty::sole_launch() {
+                Lineage::Descendant
+            } else {
+                Lineage::Outside
+            };
         }
         if current.ppid <= 1 {
             return Lineage::Outside;
@@ -141,6 +150,10 @@ impl OwnershipVerifier for EnvironVerifier {
         if expected.is_some_and(|s| s.0 != before.starttime) {
             return Ownership::IdentityChanged;
         }
+        if crate::keeper::find(pid.0, before.starttime).is_some() {
+            // rea's own keeper: no part of the run, and never signalled.
+            return Ownership::Foreign;
+        }
         let proof = if lineage(before, claim) == Lineage::Descendant {
             Some(Proof::Lineage)
         } else {
@@ -177,35 +190,64 @@ impl OwnershipVerifier for EnvironVerifier {
             return Descendants::Unknown;
         }
         let sole = crate::pty::sole_launch();
-        // Only the sole launch may reap every exited child; otherwise the
-        // check must not steal another launch's exit status.
-        let options = if sole {
-            WaitIdOptions::EXITED | WaitIdOptions::NOHANG
-        } else {
-            WaitIdOptions::EXITED | WaitIdOptions::NOHANG | WaitIdOptions::NOWAIT
-        };
-        for _ in 0..MAX_DEPTH {
-            match rustix::process::waitid(WaitId::All, options) {
-                Err(rustix::io::Errno::CHILD) => return Descendants::NoneAlive,
-                Ok(Some(_)) if sole => continue,
-                Ok(_) | Err(_) if !sole => return Descendants::Unknown,
-                Ok(_) => return Descendants::SomeAlive,
-                Err(_) => return Descendants::Unknown,
+        if !sole {
+            // The check must not steal another launch's exit status.
+            return match own_children_exited(WaitIdOptions::EXITED | WaitIdOptions::NOHANG | WaitIdOptions::NOWAIT) {
+                Some(true) => Descendants::NoneAlive,
+                _ => Descendants::Unknown,
+            };
+        }
+        // Each keeper answers for its subtree exactly (it reaps, then
+        // `ECHILD`); rea answers for its own children beside the keepers.
+        let mut keepers = Vec::new();
+        for keeper in crate::keeper::live() {
+            match keeper.has_children() {
+                Some(true) => return Descendants::SomeAlive,
+                Some(false) => keepers.push(keeper.pid()),
+                // It was killed: its children fall to rea, checked below.
+                None => {}
             }
         }
-        Descendants::SomeAlive
+        match own_children_exited(WaitIdOptions::EXITED | WaitIdOptions::NOHANG) {
+            Some(true) => Descendants::NoneAlive,
+            None => Descendants::Unknown,
+            // Listed after the keepers answered, so a child that fell to rea
+            // from a keeper dying meanwhile is seen here.
+            Some(false) => match procfs::children(std::process::id()) {
+                Ok(Some(children)) if children.iter().all(|c| keepers.contains(c)) => Descendants::NoneAlive,
+                Ok(_) => Descendants::SomeAlive,
+                Err(_) => Descendants::Unknown,
+            },
+        }
     }
 
     fn owned_children(&self, claim: &OwnershipClaim<'_>) -> Vec<Box<dyn OwnedProcess>> {
-        let Ok(Some(children)) = procfs::children(std::process::id()) else { return Vec::new() };
-        children
-            .into_iter()
+        // rea's children, and each keeper's: the top of every launched tree.
+        let parents = std::iter::once(std::process::id()).chain(crate::keeper::live().into_iter().map(|k| k.pid()));
+        parents
+            .filter_map(|parent| procfs::children(parent).ok().flatten())
+            .flatten()
             .filter_map(|child| match self.verify(Pid(child), None, claim) {
                 Ownership::Owned(p) => Some(p),
                 _ => None,
             })
             .collect()
     }
+}
+
+/// Reaps rea's exited children (unless `options` has `NOWAIT`): `Some(true)`
+/// when it has none at all (`ECHILD`), `Some(false)` when one is alive,
+/// `None` when the check failed.
+fn own_children_exited(options: WaitIdOptions) -> Option<bool> {
+    for _ in 0..MAX_DEPTH {
+        match rustix::process::waitid(WaitId::All, options) {
+            Err(rustix::io::Errno::CHILD) => return Some(true),
+            Ok(Some(_)) if !options.contains(WaitIdOptions::NOWAIT) => continue,
+            Ok(_) => return Some(false),
+            Err(_) => return None,
+        }
+    }
+    Some(false)
 }
 
 /// A verified process.

@@ -21,11 +21,37 @@ pub(crate) struct Stat {
     pub(crate) starttime: u64,
 }
 
+/// Whether a `/proc` state letter is a zombie or a dead task.
+fn is_dead_state(state: u8) -> bool {
+    matches!(state, b'Z' | b'X' | b'x')
+}
+
 impl Stat {
-    /// Whether the process has exited (zombie or dead).
+    /// Whether the process has exited: its leader is a zombie (or dead) and
+    /// so is every other thread. A leader that called `pthread_exit` shows
+    /// `Z` in `/proc/<pid>/stat` while its other threads still run; such a
+    /// process is alive, and is signalled, killed and reaped like any other.
     pub(crate) fn exited(&self) -> bool {
-        matches!(self.state, b'Z' | b'X' | b'x')
+        is_dead_state(self.state) && !any_thread_alive(self.pid)
     }
+}
+
+/// Whether any thread of `pid` other than its leader is neither a zombie nor
+/// dead (`/proc/<pid>/task/<tid>/stat`). A process that is gone has none.
+fn any_thread_alive(pid: u32) -> bool {
+    let Ok(tasks) = std::fs::read_dir(proc_path(pid, "task")) else { return false };
+    tasks.flatten().any(|task| {
+        let Some(tid) = task.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else { return false };
+        if tid == pid {
+            return false;
+        }
+        match read_file(pid, &format!("task/{tid}/stat"), 4096) {
+            Ok(Some(bytes)) => parse_stat(&bytes).is_some_and(|st| !is_dead_state(st.state)),
+            // A thread whose status cannot be read may be alive.
+            Err(e) => !is_gone(&e),
+            Ok(None) => false,
+        }
+    })
 }
 
 /// Whether an error means the process no longer exists.

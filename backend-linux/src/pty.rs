@@ -2,11 +2,10 @@
 //!
 //! The master side is opened with `posix_openpt`, the slave configured with
 //! the termios of the reference implementation (echo on, canonical input,
-//! `ONLCR`, UTF-8) and the scenario's size. The child becomes a session leader
-//! with the slave as its controlling terminal; everything it needs (argv,
-//! envp, working directory) is built by `std::process::Command` before the
-//! fork, and the pre-exec hook only calls `setsid` and `ioctl(TIOCSCTTY)`,
-//! both async-signal-safe. `rea` keeps its own slave descriptor open until the
+//! `ONLCR`, UTF-8) and the scenario's size. The command is launched by the
+//! run's keeper (`keeper.rs`), a child of `rea` that outlives it, as the
+//! keeper's child: a session leader with the slave as its controlling
+//! terminal. `rea` keeps its own slave descriptor open until the
 //! terminal is closed, so the master never reports a hang-up while output is
 //! still buffered: after the launched process exits, a non-blocking read of
 //! the master (which first flushes the kernel's pending tty buffer work)
@@ -15,10 +14,8 @@
 use std::fs::File;
 use std::io;
 use std::os::fd::{AsFd, OwnedFd};
-use std::os::unix::process::CommandExt;
-use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, Once, OnceLock, mpsc};
+use std::sync::{Arc, Once};
 
 use async_io::Async;
 use futures_lite::{AsyncRead, AsyncWrite};
@@ -44,9 +41,10 @@ static SUBREAPER_ACTIVE: AtomicBool = AtomicBool::new(false);
 /// Launched processes whose handle is still alive in this process.
 static LIVE_LAUNCHES: AtomicUsize = AtomicUsize::new(0);
 
-/// Makes `rea` the reaper of orphaned descendants, so a process that
-/// double-forks or calls `setsid` stays inside `rea`'s process tree.
-fn become_subreaper() {
+/// Makes this process (`rea`, or a keeper) the reaper of orphaned
+/// descendants, so a process that double-forks or calls `setsid` stays
+/// inside its process tree.
+pub(crate) fn become_subreaper() {
     SUBREAPER.call_once(|| {
         // Any non-zero argument enables the attribute; failure only weakens
         // descendant tracking (no lineage beyond the first orphan, no exact
@@ -65,46 +63,6 @@ pub(crate) fn subreaper_active() -> bool {
 /// `rea` (launched, or an orphan it adopted) belongs to that launch's run.
 pub(crate) fn sole_launch() -> bool {
     LIVE_LAUNCHES.load(Ordering::SeqCst) <= 1
-}
-
-type LaunchJob = Box<dyn FnOnce() + Send>;
-
-/// The thread every launch forks from. `PR_SET_PDEATHSIG` fires when the
-/// *thread* that forked the child exits, not the process; this thread lives
-/// as long as the process, so the signal fires exactly when `rea` dies.
-fn launcher() -> Option<&'static Mutex<mpsc::Sender<LaunchJob>>> {
-    static LAUNCHER: OnceLock<Option<Mutex<mpsc::Sender<LaunchJob>>>> = OnceLock::new();
-    LAUNCHER
-        .get_or_init(|| {
-            let (tx, rx) = mpsc::channel::<LaunchJob>();
-            std::thread::Builder::new()
-                .name("rea-launcher".into())
-                .spawn(move || {
-                    for job in rx {
-                        job();
-                    }
-                })
-                .ok()
-                .map(|_| Mutex::new(tx))
-        })
-        .as_ref()
-}
-
-/// Runs `command.spawn()` on the launcher thread.
-fn spawn_on_launcher(mut command: Command) -> io::Result<std::process::Child> {
-    let Some(launcher) = launcher() else {
-        return Err(io::Error::other("the launcher thread could not be started"));
-    };
-    let (tx, rx) = mpsc::channel();
-    let job: LaunchJob = Box::new(move || {
-        let _ = tx.send(command.spawn());
-    });
-    launcher
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .send(job)
-        .map_err(|_| io::Error::other("the launcher thread has stopped"))?;
-    rx.recv().unwrap_or_else(|_| Err(io::Error::other("the launcher thread has stopped")))
 }
 
 fn io_err(op: &'static str) -> impl FnOnce(rustix::io::Errno) -> HostError {
@@ -183,8 +141,9 @@ impl PtyBackend for OpenptyPty {
     }
 
     fn reap_adopted(&self) -> usize {
-        let Ok(Some(children)) = procfs::children(std::process::id()) else { return 0 };
-        children
+        let kept: usize = crate::keeper::live().iter().map(|k| k.reap()).sum();
+        let Ok(Some(children)) = procfs::children(std::process::id()) else { return kept };
+        kept + children
             .into_iter()
             .filter_map(|child| rustix::process::Pid::from_raw(child as i32))
             .filter(|pid| matches!(rustix::process::waitpid(Some(*pid), WaitOptions::NOHANG), Ok(Some(_))))
@@ -199,53 +158,18 @@ impl PtyBackend for OpenptyPty {
     fn spawn(&self, spec: &SpawnSpec) -> Result<Box<dyn PtyProcess>, HostError> {
         become_subreaper();
         let (master, slave) = open_pair(spec.size)?;
-        let stdio = |what: &'static str| -> Result<Stdio, HostError> {
-            Ok(Stdio::from(slave.try_clone().map_err(|e| HostError::Io { op: what, source: e })?))
-        };
-        let mut command = Command::new(&spec.program);
-        command
-            .arg0(&spec.argv0)
-            .args(&spec.args)
-            .current_dir(&spec.working_directory)
-            .env_clear()
-            .envs(spec.environment.iter().map(|(k, v)| (k, v)))
-            .stdin(stdio("duplicate the terminal for stdin")?)
-            .stdout(stdio("duplicate the terminal for stdout")?)
-            .stderr(stdio("duplicate the terminal for stderr")?);
-        let parent = rustix::process::getpid();
-        #[expect(unsafe_code, reason = "pre_exec is the only way to make the child a session leader on its PTY")]
-        // SAFETY: the closure runs in the forked child before exec and only
-        // makes async-signal-safe system calls (setsid, the TIOCSCTTY ioctl
-        // on the already-installed stdin, prctl(PR_SET_PDEATHSIG) and
-        // getppid); it allocates nothing and touches no lock.
-        unsafe {
-            command.pre_exec(move || {
-                rustix::process::setsid().map_err(io::Error::from)?;
-                rustix::process::ioctl_tiocsctty(rustix::stdio::stdin()).map_err(io::Error::from)?;
-                // A SIGKILLed rea takes the launched process with it.
-                rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::KILL))
-                    .map_err(io::Error::from)?;
-                // rea died before the death signal was armed: do not run.
-                if rustix::process::getppid() != Some(parent) {
-                    return Err(io::Error::other("rea exited while the command was being launched"));
-                }
-                Ok(())
-            });
-        }
-        let mut child =
-            spawn_on_launcher(command).map_err(|source| HostError::Spawn { program: spec.program.clone(), source })?;
+        let (keeper, pid) = crate::keeper::launch(spec, &slave)?;
         LIVE_LAUNCHES.fetch_add(1, Ordering::SeqCst);
-        let pid = child.id();
-        // The child is unreaped, so its PID cannot be reused: the pidfd and
-        // the start identity below are the child's own. Without a start
-        // identity nothing could later prove ownership, so a child whose
-        // identity cannot be read is not left running.
+        // The child is the keeper's, unreaped until rea asks, so its PID
+        // cannot be reused: the pidfd and the start identity below are the
+        // child's own. Without a start identity nothing could later prove
+        // ownership, so a child whose identity cannot be read is not left
+        // running (releasing the keeper with a child left kills it).
         let start = match procfs::stat(pid) {
             Ok(Some(st)) => st.starttime,
             other => {
                 LIVE_LAUNCHES.fetch_sub(1, Ordering::SeqCst);
-                let _ = child.kill();
-                let _ = child.wait();
+                keeper.release();
                 return Err(HostError::Io {
                     op: "read the launched process's start identity",
                     source: other.err().unwrap_or_else(|| io::Error::other("it is missing from /proc")),
@@ -273,17 +197,16 @@ impl PtyBackend for OpenptyPty {
             Ok(r) => r,
             Err(e) => {
                 LIVE_LAUNCHES.fetch_sub(1, Ordering::SeqCst);
-                let _ = child.kill();
-                let _ = child.wait();
+                keeper.release();
                 return Err(e);
             }
         };
-        drop(child);
+        keeper.pin_root(start);
         let process = LinuxPtyProcess {
             identity: ProcessIdentity { pid: Pid(pid), start: StartTime(start) },
             master: Some(Arc::new(master)),
             slave: Some(slave),
-            exit: Arc::new(ExitWatch { pid, pidfd }),
+            exit: Arc::new(ExitWatch { pid, pidfd, keeper }),
             handed_out: 0,
         };
         Ok(Box::new(process))
@@ -299,10 +222,12 @@ struct LinuxPtyProcess {
     handed_out: u8,
 }
 
-/// Waits for, and reaps, the launched process.
+/// Waits for, and reaps, the launched process: through its keeper (its
+/// parent), or directly once the keeper failed and the process fell to rea.
 struct ExitWatch {
     pid: u32,
     pidfd: Option<Async<OwnedFd>>,
+    keeper: Arc<crate::keeper::Keeper>,
 }
 
 fn to_status(status: &rustix::process::WaitIdStatus) -> Option<ExitStatus> {
@@ -316,6 +241,9 @@ fn to_status(status: &rustix::process::WaitIdStatus) -> Option<ExitStatus> {
 impl ExitWatch {
     /// Reaps the launched process if it has exited.
     fn try_reap(&self) -> Result<Option<ExitStatus>, HostError> {
+        if let Ok(status) = self.keeper.root_status() {
+            return Ok(status);
+        }
         let options = WaitIdOptions::EXITED | WaitIdOptions::NOHANG;
         let status = match &self.pidfd {
             Some(fd) => rustix::process::waitid(rustix::process::WaitId::PidFd(fd.as_fd()), options),
@@ -323,9 +251,13 @@ impl ExitWatch {
                 Some(p) => rustix::process::waitid(rustix::process::WaitId::Pid(p), options),
                 None => return Ok(None),
             },
+        };
+        match status {
+            Ok(status) => Ok(status.as_ref().and_then(to_status)),
+            // Not (yet) re-parented to rea after its keeper died.
+            Err(rustix::io::Errno::CHILD) => Ok(None),
+            Err(e) => Err(io_err("wait for the launched process")(e)),
         }
-        .map_err(io_err("wait for the launched process"))?;
-        Ok(status.as_ref().and_then(to_status))
     }
 }
 
@@ -366,13 +298,15 @@ impl PtyProcess for LinuxPtyProcess {
                     return Ok(status);
                 }
                 match &watch.pidfd {
-                    // A pidfd becomes readable when the process exits.
-                    Some(fd) => fd
+                    // A pidfd becomes readable when the process exits (the
+                    // keeper, its parent, then reaps it when asked).
+                    Some(fd) if watch.keeper.answering() => fd
                         .readable()
                         .await
                         .map_err(|e| HostError::Io { op: "wait for the launched process", source: e })?,
-                    // Without pidfds, poll at a short interval.
-                    None => {
+                    // Without pidfds, or while the process falls from a
+                    // failed keeper to rea, poll at a short interval.
+                    _ => {
                         async_io::Timer::after(std::time::Duration::from_millis(5)).await;
                     }
                 }
@@ -391,5 +325,6 @@ impl Drop for LinuxPtyProcess {
         // The launch no longer counts: an orphan adopted by rea from now on
         // can only be proven by the run's token, unless it is the sole launch.
         LIVE_LAUNCHES.fetch_sub(1, Ordering::SeqCst);
+        self.exit.keeper.release();
     }
 }

@@ -324,6 +324,7 @@ mod tests {
             working_directory: "/".into(),
             environment: vec![("TERM".into(), "xterm-256color".into())],
             size: TermSize { columns: 100, rows: 30 },
+            temporary_root: None,
         }
     }
 

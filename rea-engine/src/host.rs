@@ -104,6 +104,9 @@ pub struct SpawnSpec {
     pub environment: Vec<(OsString, OsString)>,
     /// Initial terminal size.
     pub size: TermSize,
+    /// The run's private temporary root, which a backend's keeper removes
+    /// if `rea` dies before it could (`None` when the launch has none).
+    pub temporary_root: Option<PathBuf>,
 }
 
 /// How a process ended.

@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-pub use owned::{CleanupReport, Delivery, FinalCheck, KilledProcess};
+pub use owned::{CleanupReport, Delivery, FinalCheck, KilledProcess, cleanup_orphaned_run};
 
 use self::guard::{Ending, TreeGuard};
 use self::normalize::{HostValues, Normalizer};
@@ -494,6 +494,7 @@ async fn lifecycle(
         working_directory: resolved.working_directory.clone(),
         environment: child_environment(&request.host_environment, &scenario.environment, &token),
         size: TermSize { columns: scenario.terminal.columns, rows: scenario.terminal.rows },
+        temporary_root: Some(temp.path().to_owned()),
     };
     let started_at = crate::evidence::now_iso8601();
     let launch = Instant::now();

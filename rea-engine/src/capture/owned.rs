@@ -357,6 +357,15 @@ pub(super) fn cleanup(host: &Host, run: &RunOwnership, groups: &BTreeSet<u32>) -
     }
 }
 
+/// Cleanup of a run whose `rea` died, by the backend's keeper (the process
+/// that held the launched tree for it): the same proof rules, the same
+/// rounds and bounds as [`cleanup`], with the launched process's identity
+/// and the run token as the claim. No process groups were sampled for it.
+pub fn cleanup_orphaned_run(host: &Host, token: RunToken, root: ProcessIdentity) -> CleanupReport {
+    let run = RunOwnership { token, root, session: root.pid };
+    cleanup(host, &run, &BTreeSet::new())
+}
+
 impl CleanupReport {
     fn proven(mut self, check: FinalCheck) -> CleanupReport {
         self.verified = true;
