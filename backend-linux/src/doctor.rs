@@ -203,7 +203,10 @@ mod tests {
 
     #[test]
     fn the_real_required_probes_pass_here() {
-        for probe in PROBES.iter().filter(|p| p.requirement == Requirement::Required) {
+        // The PTY probe launches through the keeper, which is the `rea`
+        // binary itself (not this test binary): the doctor integration
+        // test runs it.
+        for probe in PROBES.iter().filter(|p| p.requirement == Requirement::Required && p.name != "pty_probe") {
             let check = probe.check();
             assert_eq!(check.classification, Classification::Healthy, "{}: {}", probe.name, check.detail);
         }

@@ -221,6 +221,31 @@ mod tests {
         assert!(!st.exited());
     }
 
+    /// Python whose main thread calls `pthread_exit` while another runs.
+    const ZOMBIE_LEADER: &str = "import ctypes, threading, time\n\
+        threading.Thread(target=lambda: time.sleep(1000)).start()\n\
+        ctypes.CDLL(None).pthread_exit(None)\n";
+
+    #[test]
+    fn a_zombie_leader_with_a_live_thread_is_alive() {
+        let mut child = std::process::Command::new("python3").args(["-c", ZOMBIE_LEADER]).spawn().unwrap();
+        let pid = child.id();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        let leader_zombie = loop {
+            let st = stat(pid).unwrap().unwrap();
+            if st.state == b'Z' || std::time::Instant::now() >= deadline {
+                break st;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        };
+        assert_eq!(leader_zombie.state, b'Z', "the leader never exited its thread");
+        assert!(!leader_zombie.exited(), "a process with a live thread was taken for dead");
+        assert!(!row(pid).unwrap().unwrap().zombie);
+        child.kill().unwrap();
+        child.wait().unwrap();
+        assert!(stat(pid).unwrap().is_none());
+    }
+
     #[test]
     fn environ_finds_a_variable_of_this_process() {
         // PATH is set for cargo test runs.

@@ -23,7 +23,7 @@ const RUNS: usize = 20;
 const POOL: usize = 4;
 
 /// Live (non-zombie) processes whose command line contains `marker`.
-fn marked_alive(marker: &str) -> Vec<u32> {
+pub(crate) fn marked_alive(marker: &str) -> Vec<u32> {
     let mut alive = Vec::new();
     for entry in std::fs::read_dir("/proc").unwrap().flatten() {
         let Some(pid) = entry.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else { continue };
@@ -44,7 +44,7 @@ fn marked_alive(marker: &str) -> Vec<u32> {
 
 /// Kills what a failed run left (processes this test started), so one
 /// failure does not leak into the machine.
-fn kill_marked(marker: &str) {
+pub(crate) fn kill_marked(marker: &str) {
     for _ in 0..50 {
         let alive = marked_alive(marker);
         if alive.is_empty() {
@@ -69,7 +69,7 @@ fn sh(script: String, timeout_ms: u64) -> Value {
 /// A shell word that starts a marked `sleep 1000` through bash, after
 /// `prelude`, recording its PID in `started` first (so a run whose marked
 /// process never started fails instead of passing vacuously).
-fn marked(m: &str, dir: &Path, prelude: &str) -> String {
+pub(crate) fn marked(m: &str, dir: &Path, prelude: &str) -> String {
     format!(r#"/bin/bash -c "{prelude} echo \$\$ >> {}; exec -a {m} /bin/sleep 1000""#, dir.join("started").display())
 }
 
