@@ -7,9 +7,11 @@
 #  - ownership: a trivial command with DEFAULT settings beside `script -qec
 #    true /dev/null`, rea's own CPU while it captures `sleep 10`, and the
 #    cost of cleaning up a 200-process tree (BENCH_ONLY=ownership runs just
-#    these).
+#    these);
+#  - the keeper (issue 23): a trivial capture with settle_ms 0 beside
+#    `script`, the keeper's own start-up, and a PID namespace's for contrast.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --quiet
 command -v script >/dev/null || { echo "bench-capture: util-linux 'script' is required" >&2; exit 1; }
-exec python3 ci/bench_capture.py "$(pwd)/target/release/rea" "${@}"
+exec python3 ci/bench_capture.py "${CARGO_TARGET_DIR:-$(pwd)/target}/release/rea" "${@}"

@@ -23,7 +23,9 @@ GNU_TIME = "/usr/bin/time" if os.path.exists("/usr/bin/time") else None
 
 def wall(cmd, cwd):
     start = time.perf_counter()
-    subprocess.run(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    # No standard input: a keeper started by hand reads its launch there.
+    subprocess.run(cmd, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                   check=True)
     return time.perf_counter() - start
 
 
@@ -63,6 +65,28 @@ def cpu_seconds(cmd, cwd):
     return usage.ru_utime + usage.ru_stime
 
 
+def keeper(cwd):
+    """Issue 23: what the keeper costs. A trivial capture with settle_ms 0
+    beside `script`, the keeper's own start-up (`rea __rea-keeper` that finds
+    no launch on its socket and exits) beside /bin/true, and, for the
+    alternative the keeper was chosen over, a PID namespace's start-up
+    (`unshare --pid --fork true`) beside /bin/true where unshare works."""
+    trivial = scenario(cwd, "trivial-settle0.json", {"executable": "true", "settle_ms": 0})
+    rw, sw = interleaved([REA, "capture-process", trivial, "--json"], ["script", "-qec", "true", "/dev/null"], cwd, RUNS)
+    print(f"trivial capture with the keeper, settle_ms 0 ({RUNS} runs): rea {rw*1000:.2f} ms, "
+          f"script {sw*1000:.2f} ms, wall ratio {rw/sw:.2f} (target <= 1.5)")
+    kw, tw = interleaved([REA, "__rea-keeper"], ["/bin/true"], cwd, RUNS)
+    print(f"keeper start-up ({RUNS} runs): {kw*1000:.2f} ms, /bin/true {tw*1000:.2f} ms, "
+          f"keeper adds {(kw-tw)*1000:.2f} ms per launch")
+    unshare = shutil.which("unshare")
+    if unshare and subprocess.run([unshare, "--pid", "--fork", "true"], stderr=subprocess.DEVNULL).returncode == 0:
+        nw, tw = interleaved([unshare, "--pid", "--fork", "true"], ["/bin/true"], cwd, RUNS)
+        print(f"PID namespace start-up ({RUNS} runs): unshare --pid --fork true {nw*1000:.2f} ms, "
+              f"/bin/true {tw*1000:.2f} ms, adds {(nw-tw)*1000:.2f} ms")
+    else:
+        print("PID namespace start-up: unshare --pid --fork is not permitted here")
+
+
 def ownership(cwd):
     """Issue 7: default settings, rea's own CPU while a command sleeps, and
     the cost of cleaning up a 200-process tree."""
@@ -70,6 +94,8 @@ def ownership(cwd):
     rw, sw = interleaved([REA, "capture-process", default, "--json"], ["script", "-qec", "true", "/dev/null"], cwd, RUNS)
     print(f"trivial capture, default settings ({RUNS} runs): rea {rw*1000:.2f} ms, script {sw*1000:.2f} ms, "
           f"wall ratio {rw/sw:.2f} (target <= 1.5)")
+
+    keeper(cwd)
 
     sleep = scenario(cwd, "sleep.json", {"executable": "sleep", "arguments": ["10"], "timeout_ms": 60000})
     rea_cpu = cpu_seconds([REA, "capture-process", sleep, "--json"], cwd)

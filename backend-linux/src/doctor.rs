@@ -37,7 +37,7 @@ pub(crate) const PROBES: [Probe; 7] = [
         name: "parent_death_signal",
         requirement: Requirement::Required,
         run: parent_death_signal,
-        remediation: "Allow prctl(PR_SET_PDEATHSIG) (not blocked by seccomp): rea arms it in every launched command so that a SIGKILLed rea takes the command with it, and refuses to launch without it.",
+        remediation: "Allow prctl(PR_SET_PDEATHSIG) (not blocked by seccomp): rea's keeper arms it in every launched command so that a killed keeper takes the command with it, and refuses to launch without it.",
     },
     Probe {
         name: "cgroup_v2_delegation",
@@ -91,7 +91,7 @@ fn parent_death_signal() -> Result<String, String> {
     let _ = set_parent_process_death_signal(previous);
     match set {
         Ok(Some(Signal::TERM)) => {
-            Ok("prctl(PR_SET_PDEATHSIG) works: each launched command gets SIGKILL if rea itself dies".into())
+            Ok("prctl(PR_SET_PDEATHSIG) works: each launched command gets SIGKILL if its keeper dies".into())
         }
         Ok(other) => Err(format!("prctl(PR_SET_PDEATHSIG) did not take effect (read back {other:?})")),
         Err(e) => Err(format!("prctl(PR_SET_PDEATHSIG) failed: {e}")),

@@ -264,14 +264,8 @@ pub(crate) fn launch(spec: &SpawnSpec, slave: &OwnedFd) -> Result<(Arc<Keeper>, 
     let pidfd = rustix::process::Pid::from_raw(pid as i32)
         .and_then(|p| rustix::process::pidfd_open(p, PidfdFlags::empty()).ok());
     drop(child);
-    let keeper = Arc::new(Keeper {
-        pid,
-        start,
-        pidfd,
-        root,
-        root_start: OnceLock::new(),
-        socket: Mutex::new(Some(ours)),
-    });
+    let keeper =
+        Arc::new(Keeper { pid, start, pidfd, root, root_start: OnceLock::new(), socket: Mutex::new(Some(ours)) });
     registry().push(Arc::clone(&keeper));
     Ok((keeper, root))
 }

@@ -91,9 +91,8 @@ fn lineage(st: procfs::Stat, claim: &OwnershipClaim<'_>) -> Lineage {
             // A child of rea: the run's keeper (the launched tree's
             // ancestor), or the launched process itself once its keeper died.
             let is_root = root.is_some_and(|r| r.pid.0 == current.pid && r.start.0 == current.starttime);
-            let is_keeper = root.is_some_and(|r| {
-                crate::keeper::find(current.pid, current.starttime).is_some_and(|k| k.holds(r))
-            });
+            let is_keeper =
+                root.is_some_and(|r| crate::keeper::find(current.pid, current.starttime).is_some_and(|k| k.holds(r)));
             return if is_root || is_keeper || crate::pty::sole_launch() {
                 Lineage::Descendant
             } else {
