@@ -25,3 +25,18 @@ pub(crate) fn validate_startup_settings() -> Result<(), String> {
     #[cfg(not(all(target_os = "macos", not(feature = "force-stub"))))]
     Ok(())
 }
+
+/// Whether stdout was closed when `rea` started. Rust's runtime reopens a
+/// closed stdout on `/dev/null` before `main` on Unix, so the backend records
+/// it before then; this check belongs to the OS, not to the capture backend,
+/// so it holds under `force-stub` too. Other hosts cannot tell and say no.
+pub(crate) fn stdout_closed_at_start() -> bool {
+    #[cfg(target_os = "linux")]
+    return rea_backend_linux::stdio::stdout_closed_at_start();
+    #[cfg(target_os = "macos")]
+    return rea_backend_macos::stdio::stdout_closed_at_start();
+    #[cfg(windows)]
+    return rea_backend_windows_stub::stdout_missing();
+    #[cfg(not(any(target_os = "linux", target_os = "macos", windows)))]
+    false
+}

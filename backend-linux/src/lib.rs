@@ -5,7 +5,8 @@
 //! - [`inspect::ProcfsInspector`]: the process table from `/proc`;
 //! - [`ownership::EnvironVerifier`]: run token plus start identity, signals
 //!   through pidfds;
-//! - [`fs::LinuxFs`]: filesystem reads for snapshots.
+//! - [`fs::LinuxFs`]: filesystem reads for snapshots;
+//! - [`stdio`]: whether stdout was open when `rea` started.
 //!
 //! Only the engine's traits cross this crate's boundary.
 #![cfg(target_os = "linux")]
@@ -17,6 +18,7 @@ pub mod ownership;
 mod procfs;
 pub mod pty;
 mod signals;
+pub mod stdio;
 
 use rea_engine::Host;
 use rea_engine::host::CaptureSupport;

@@ -110,3 +110,11 @@ pub fn host() -> Host {
         interrupts: || Ok(rea_engine::host::Interrupts::never()),
     }
 }
+
+/// Whether the process was started without a stdout handle (`GetStdHandle`
+/// gives none); the standard library would then drop every write silently.
+#[cfg(windows)]
+pub fn stdout_missing() -> bool {
+    use std::os::windows::io::AsRawHandle;
+    std::io::stdout().as_raw_handle().is_null()
+}

@@ -14,7 +14,7 @@ use rea_engine::evidence::SealedCapture;
 use crate::Outcome;
 use crate::cli::CaptureProcessArgs;
 use crate::errors::{CliError, failure};
-use crate::output::{Format, closed_pipe_is_fine};
+use crate::output::Format;
 
 /// Whether stdout is the file at `path` (same device and inode).
 fn stdout_is(path: &std::path::Path) -> bool {
@@ -57,7 +57,7 @@ pub(crate) fn emit(result: Result<SealedCapture, Outcome>, format: Format) -> Ex
         Err(outcome) => return crate::emit(&outcome, format),
     };
     let written = match format {
-        Format::Json => closed_pipe_is_fine(sealed.write_json(std::io::stdout().lock())),
+        Format::Json => sealed.write_json(std::io::stdout().lock()),
         Format::Toon => sealed
             .into_evidence()
             .map_err(std::io::Error::other)
@@ -65,9 +65,6 @@ pub(crate) fn emit(result: Result<SealedCapture, Outcome>, format: Format) -> Ex
     };
     match written {
         Ok(()) => ExitCode::from(crate::exit::SUCCESS),
-        Err(e) => {
-            eprintln!("rea: could not write the document to stdout: {e}");
-            ExitCode::from(crate::exit::OUTPUT_FAILED)
-        }
+        Err(e) => crate::output::lost("the document", &e),
     }
 }

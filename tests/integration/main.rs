@@ -12,6 +12,7 @@ mod compare_trace;
 mod doctor;
 mod document_bound;
 mod filesystem;
+mod lost_output;
 mod mcp;
 mod redaction;
 mod rendered_terminal;
