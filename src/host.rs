@@ -16,6 +16,13 @@ pub(crate) fn host() -> rea_engine::Host {
     native::host()
 }
 
+/// Opens an input document (scenario, capture, trace specification) only
+/// if it is a regular file, without blocking: the host's `open_input`,
+/// without building the whole host.
+pub(crate) fn open_input(path: &std::path::Path) -> std::io::Result<rea_engine::input::OpenedInput> {
+    native::open_input(path)
+}
+
 /// Settings the backend reads once at start-up (on macOS, the Swift helper's
 /// compiler, SDK, module cache and compile timeout); an invalid one is
 /// reported before any command that may capture runs. Other hosts read none.

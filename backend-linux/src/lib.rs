@@ -24,6 +24,7 @@ use rea_engine::Host;
 use rea_engine::host::CaptureSupport;
 
 pub use doctor::diagnose;
+pub use fs::open_input;
 
 /// The Linux host.
 pub fn host() -> Host {
@@ -36,5 +37,6 @@ pub fn host() -> Host {
         fs: std::sync::Arc::new(fs::LinuxFs),
         diagnose,
         interrupts: signals::interrupts,
+        open_input: fs::open_input,
     }
 }

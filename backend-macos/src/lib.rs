@@ -41,6 +41,8 @@ pub mod stdio;
 #[cfg(target_os = "macos")]
 mod sys;
 
+#[cfg(unix)]
+pub use fs::open_input;
 #[cfg(target_os = "macos")]
 pub use sys::{diagnose, host};
 

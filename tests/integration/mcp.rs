@@ -286,3 +286,42 @@ fn a_secret_is_in_no_byte_the_mcp_server_writes() {
         assert!(!bytes.windows(SECRET.len()).any(|w| w == SECRET.as_bytes()), "the secret is in {name}");
     }
 }
+
+/// A capture path that is a FIFO (no writer) or a kernel file is refused at
+/// once over MCP, naming the path, and the server keeps serving.
+#[test]
+fn capture_paths_that_are_not_regular_files_are_refused_at_once() {
+    let work = tempfile::tempdir().unwrap();
+    let fifo = crate::special_inputs::make_fifo(work.path(), "capture.json");
+    let (mut server, _) = Server::start(Some(work.path()));
+    let pid = server.child.id();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let fifo_text = fifo.display().to_string();
+    let calls = std::thread::spawn(move || {
+        let mut answers = Vec::new();
+        for (id, left) in [(2, fifo_text.as_str()), (3, "/proc/self/status")] {
+            let arguments = json!({"left_capture_path": left, "right_capture_path": left});
+            answers.push((
+                left.to_owned(),
+                server.call(id, "tools/call", json!({"name": "compare_process_captures", "arguments": arguments})),
+            ));
+        }
+        let listed = server.call(4, "tools/list", json!({}));
+        server.close();
+        let status = server.child.wait().unwrap();
+        tx.send((answers, listed, status)).unwrap();
+    });
+    let Ok((answers, listed, status)) = rx.recv_timeout(std::time::Duration::from_secs(30)) else {
+        let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+        panic!("rea mcp did not answer within 30 s: it blocked on a capture path");
+    };
+    calls.join().unwrap();
+    for (path, answer) in answers {
+        let doc = &answer["result"]["structuredContent"];
+        assert_eq!(answer["result"]["isError"], true, "{answer}");
+        assert_eq!(doc["code"], "input_not_regular_file", "{doc}");
+        assert!(doc["message"].as_str().unwrap().contains(&format!("{path} is not a regular file")), "{doc}");
+    }
+    assert_eq!(listed["result"]["tools"].as_array().map(Vec::len), Some(2), "{listed}");
+    assert!(status.success(), "rea mcp exited with {status}");
+}
