@@ -56,7 +56,7 @@ pub(crate) fn decode_toon_evidence(bytes: &[u8]) -> Option<Value> {
 /// Reads the capture or comparison at `path` (JSON or TOON).
 pub(crate) fn load(path: &Path) -> Result<Loaded, Box<dyn UserError>> {
     let boxed = |e: InputError| Box::new(e) as Box<dyn UserError>;
-    let bytes = read_capped("Evidence", path).map_err(boxed)?;
+    let bytes = read_capped("Evidence", path, crate::host::open_input).map_err(boxed)?;
     let (value, encoding) = match parse_json_bytes("Evidence", path, &bytes) {
         Ok(value) => (value, Encoding::Json),
         Err(e @ InputError::InvalidJson { .. }) => match decode_toon_evidence(&bytes) {

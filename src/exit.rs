@@ -6,7 +6,7 @@
 //! | 1 | the document on stdout is an error document, or `doctor` found a check needing attention |
 //! | 2 | the arguments are wrong: clap's message and a hint on stderr (clap's convention) |
 //! | 3 | `compare-process-captures --exit-code` observed a difference |
-//! | 4 | stdout could not be written (the document is lost) |
+//! | 4 | stdout could not be written completely (closed when rea started, a reader that closed the pipe early, a full disk): the document is lost |
 
 /// The document is a result.
 pub(crate) const SUCCESS: u8 = 0;

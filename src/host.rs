@@ -27,6 +27,13 @@ pub(crate) fn keeper() -> Option<std::process::ExitCode> {
     None
 }
 
+/// Opens an input document (scenario, capture, trace specification) only
+/// if it is a regular file, without blocking: the host's `open_input`,
+/// without building the whole host.
+pub(crate) fn open_input(path: &std::path::Path) -> std::io::Result<rea_engine::input::OpenedInput> {
+    native::open_input(path)
+}
+
 /// Settings the backend reads once at start-up (on macOS, the Swift helper's
 /// compiler, SDK, module cache and compile timeout); an invalid one is
 /// reported before any command that may capture runs. Other hosts read none.
@@ -35,4 +42,19 @@ pub(crate) fn validate_startup_settings() -> Result<(), String> {
     return native::validate_startup_settings().map_err(|e| e.to_string());
     #[cfg(not(all(target_os = "macos", not(feature = "force-stub"))))]
     Ok(())
+}
+
+/// Whether stdout was closed when `rea` started. Rust's runtime reopens a
+/// closed stdout on `/dev/null` before `main` on Unix, so the backend records
+/// it before then; this check belongs to the OS, not to the capture backend,
+/// so it holds under `force-stub` too. Other hosts cannot tell and say no.
+pub(crate) fn stdout_closed_at_start() -> bool {
+    #[cfg(target_os = "linux")]
+    return rea_backend_linux::stdio::stdout_closed_at_start();
+    #[cfg(target_os = "macos")]
+    return rea_backend_macos::stdio::stdout_closed_at_start();
+    #[cfg(windows)]
+    return rea_backend_windows_stub::stdout_missing();
+    #[cfg(not(any(target_os = "linux", target_os = "macos", windows)))]
+    false
 }

@@ -42,6 +42,10 @@ fn main() -> ExitCode {
     if let Some(status) = host::keeper() {
         return status;
     }
+    // Before anything else: once stdout is gone, every output is lost.
+    if host::stdout_closed_at_start() {
+        return output::stdout_closed();
+    }
     let cli = match cli::Cli::try_parse() {
         Ok(cli) => cli,
         Err(err) => return errors::usage(err),
@@ -78,8 +82,7 @@ fn main() -> ExitCode {
 /// Prints an outcome and maps it to the exit status.
 pub(crate) fn emit(outcome: &Outcome, format: Format) -> ExitCode {
     if let Err(e) = output::print(&outcome.document, format) {
-        eprintln!("rea: could not write the document to stdout: {e}");
-        return ExitCode::from(exit::OUTPUT_FAILED);
+        return output::lost("the document", &e);
     }
     ExitCode::from(if outcome.success { exit::SUCCESS } else { exit::FAILURE })
 }

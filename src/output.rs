@@ -1,6 +1,7 @@
 //! Printing documents: TOON by default, pretty JSON with `--json`.
 
 use std::io::Write;
+use std::process::ExitCode;
 
 use serde_json::Value;
 
@@ -33,27 +34,42 @@ pub(crate) fn render(doc: &Value, format: Format) -> String {
     text
 }
 
-/// Writes `doc` to stdout. A closed pipe is not an error. JSON is written
-/// as it is serialized, so no second copy of the document is built; TOON
-/// needs its whole text first.
+/// Writes `doc` to stdout. JSON is written as it is serialized, so no
+/// second copy of the document is built; TOON needs its whole text first.
+/// Any failure, a reader that closed the pipe early (`| head`) included,
+/// means the document is lost: see [`lost`].
 pub(crate) fn print(doc: &Value, format: Format) -> std::io::Result<()> {
     let out = std::io::stdout().lock();
-    closed_pipe_is_fine(match format {
+    match format {
         Format::Json => write_json(doc, out),
         Format::Toon => {
             let text = render(doc, format);
             let mut out = out;
             out.write_all(text.as_bytes()).and_then(|()| out.flush())
         }
-    })
+    }
 }
 
-/// A reader that closed stdout early (`| head`) is not an error.
-pub(crate) fn closed_pipe_is_fine(result: std::io::Result<()>) -> std::io::Result<()> {
-    match result {
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        other => other,
+/// Says on stderr that what was being written to stdout (`what`: "the
+/// document", "the view", ...) is lost, and why; exit status 4.
+pub(crate) fn lost(what: &str, error: &std::io::Error) -> ExitCode {
+    if error.kind() == std::io::ErrorKind::BrokenPipe {
+        eprintln!(
+            "rea: stdout was closed by its reader before {what} was complete (broken pipe): {what} is lost. Let the reader take the whole output, or redirect it to a file."
+        );
+    } else {
+        eprintln!("rea: could not write {what} to stdout ({error}): {what} is lost.");
     }
+    ExitCode::from(crate::exit::OUTPUT_FAILED)
+}
+
+/// Says on stderr that stdout was closed when `rea` started, so nothing was
+/// run; exit status 4.
+pub(crate) fn stdout_closed() -> ExitCode {
+    eprintln!(
+        "rea: stdout is closed (descriptor 1 was not open when rea started), so no output could be written; nothing was run. Start rea with stdout open: redirect it to a file (`> out.json`), or to /dev/null to discard it."
+    );
+    ExitCode::from(crate::exit::OUTPUT_FAILED)
 }
 
 /// Streams pretty JSON and a final newline to `out`.

@@ -11,6 +11,13 @@
 //!   the read; the engine then compares `fstat` on the handle with its
 //!   `lstat` observation.
 //!
+//! Input documents (scenarios, captures, trace specifications) are opened by
+//! [`open_input`], which follows symlinks but refuses what is not a regular
+//! file, and a file of a kernel filesystem (`/proc`, `/sys`, ...) whose size
+//! is not its content, both before opening (`stat`, `statfs`) and on the
+//! opened descriptor (`fstat`, `fstatfs`); it opens with
+//! `O_NONBLOCK | O_NOCTTY`, so a FIFO swapped in cannot block.
+//!
 //! Every error keeps its `errno`. `ENOENT` and `ENOTDIR` mean the path does
 //! not exist. Closing a read-only descriptor cannot lose data, so handles are
 //! closed by dropping them.
@@ -23,6 +30,7 @@ use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
 use rea_engine::fs::{DirListing, FsError, FsKind, FsMeta, FsProbe, ProbeFile};
+use rea_engine::input::{InputKind, OpenedInput};
 use rustix::fs::{Mode, OFlags, RawDir};
 
 /// Bytes of `getdents64` buffer per directory read (a few hundred names).
@@ -100,6 +108,72 @@ impl FsProbe for LinuxFs {
     }
 }
 
+/// Magic numbers (`statfs.f_type`) of the kernel filesystems whose files
+/// are generated as they are read: proc, sysfs, debugfs, tracefs,
+/// securityfs, cgroup, cgroup2, configfs, efivarfs, bpf.
+const KERNEL_FILESYSTEMS: [u32; 10] = [
+    0x9fa0,
+    0x6265_6572,
+    0x6462_6720,
+    0x7472_6163,
+    0x7363_6673,
+    0x0027_e0eb,
+    0x6367_7270,
+    0x6265_6570,
+    0xde5e_81e4,
+    0xcafe_4a11,
+];
+
+fn kernel_generated(statfs: &rustix::fs::StatFs) -> bool {
+    // `f_type`'s integer type differs between architectures; the magic
+    // numbers are its low 32 bits.
+    #[allow(clippy::unnecessary_cast, reason = "f_type is u32 on some architectures, i64 on others")]
+    let magic = statfs.f_type as u32;
+    KERNEL_FILESYSTEMS.contains(&magic)
+}
+
+/// What `metadata` says the file is, when it is not a regular file.
+fn not_regular(metadata: &Metadata) -> Option<InputKind> {
+    use std::os::unix::fs::FileTypeExt;
+    let t = metadata.file_type();
+    match () {
+        () if t.is_file() => None,
+        () if t.is_dir() => Some(InputKind::Directory),
+        () if t.is_fifo() => Some(InputKind::Fifo),
+        () if t.is_char_device() => Some(InputKind::CharacterDevice),
+        () if t.is_block_device() => Some(InputKind::BlockDevice),
+        () if t.is_socket() => Some(InputKind::Socket),
+        () => Some(InputKind::Other),
+    }
+}
+
+/// Opens an input document's path (following symlinks) only if it is a
+/// regular file of an ordinary filesystem; checked before opening and again
+/// on the opened descriptor, which is opened without blocking.
+pub fn open_input(path: &Path) -> io::Result<OpenedInput> {
+    if let Some(kind) = not_regular(&std::fs::metadata(path)?) {
+        return Ok(OpenedInput::NotRegular(kind));
+    }
+    if kernel_generated(&rustix::fs::statfs(path)?) {
+        return Ok(OpenedInput::NotRegular(InputKind::KernelGenerated));
+    }
+    open_checked(path)
+}
+
+/// Opens `path` without blocking and checks what was opened: the file that
+/// passed the checks before opening may have been swapped for another.
+fn open_checked(path: &Path) -> io::Result<OpenedInput> {
+    let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
+    let file = File::from(rustix::fs::open(path, flags, Mode::empty())?);
+    if let Some(kind) = not_regular(&file.metadata()?) {
+        return Ok(OpenedInput::NotRegular(kind));
+    }
+    if kernel_generated(&rustix::fs::fstatfs(&file)?) {
+        return Ok(OpenedInput::NotRegular(InputKind::KernelGenerated));
+    }
+    Ok(OpenedInput::Regular(file))
+}
+
 /// A file opened for hashing.
 struct LinuxFile(File);
 
@@ -115,5 +189,45 @@ impl ProbeFile for LinuxFile {
                 result => return result.map_err(|error| FsError::from_io(&error)),
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A FIFO swapped in after the checks before opening (opened here
+    /// directly) neither blocks the open, though no writer exists, nor is
+    /// taken for a regular file.
+    #[test]
+    fn a_fifo_behind_the_checks_is_refused_without_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("capture.json");
+        rustix::fs::mknodat(rustix::fs::CWD, &fifo, rustix::fs::FileType::Fifo, Mode::from_raw_mode(0o600), 0).unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let path = fifo.clone();
+        std::thread::spawn(move || tx.send(open_checked(&path).map(|o| format!("{o:?}"))));
+        let opened = rx.recv_timeout(std::time::Duration::from_secs(10)).expect("the open returned");
+        assert_eq!(opened.unwrap(), "NotRegular(Fifo)");
+        assert!(matches!(open_input(&fifo).unwrap(), OpenedInput::NotRegular(InputKind::Fifo)));
+    }
+
+    #[test]
+    fn proc_files_are_kernel_generated_and_ordinary_files_are_regular() {
+        for path in ["/proc/self/status", "/proc/kmsg", "/sys/kernel/mm/transparent_hugepage/enabled"] {
+            if Path::new(path).exists() {
+                let opened = open_input(Path::new(path));
+                assert!(
+                    matches!(opened, Ok(OpenedInput::NotRegular(InputKind::KernelGenerated))),
+                    "{path}: {opened:?}"
+                );
+            }
+        }
+        let file = tempfile::NamedTempFile::new().unwrap();
+        assert!(matches!(open_input(file.path()).unwrap(), OpenedInput::Regular(_)));
+        assert!(matches!(
+            open_input(Path::new("/dev/null")).unwrap(),
+            OpenedInput::NotRegular(InputKind::CharacterDevice)
+        ));
     }
 }

@@ -7,7 +7,8 @@
 //! - [`inspect::ProcfsInspector`]: the process table from `/proc`;
 //! - [`ownership::EnvironVerifier`]: run token plus start identity, signals
 //!   through pidfds;
-//! - [`fs::LinuxFs`]: filesystem reads for snapshots.
+//! - [`fs::LinuxFs`]: filesystem reads for snapshots;
+//! - [`stdio`]: whether stdout was open when `rea` started.
 //!
 //! Only the engine's traits cross this crate's boundary.
 #![cfg(target_os = "linux")]
@@ -20,12 +21,14 @@ pub mod ownership;
 mod procfs;
 pub mod pty;
 mod signals;
+pub mod stdio;
 
 use rea_engine::Host;
 use rea_engine::host::CaptureSupport;
 
 pub use doctor::diagnose;
 pub use keeper::{KEEPER_ARGUMENT, serve as serve_keeper};
+pub use fs::open_input;
 
 /// The Linux host.
 pub fn host() -> Host {
@@ -38,5 +41,6 @@ pub fn host() -> Host {
         fs: std::sync::Arc::new(fs::LinuxFs),
         diagnose,
         interrupts: signals::interrupts,
+        open_input: fs::open_input,
     }
 }

@@ -14,7 +14,40 @@ use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
 use rea_engine::fs::{DirListing, FsError, FsKind, FsMeta, FsProbe, ProbeFile};
+use rea_engine::input::{InputKind, OpenedInput};
 use rustix::fs::{Mode, OFlags};
+
+/// What `metadata` says the file is, when it is not a regular file.
+fn not_regular(metadata: &Metadata) -> Option<InputKind> {
+    use std::os::unix::fs::FileTypeExt;
+    let t = metadata.file_type();
+    match () {
+        () if t.is_file() => None,
+        () if t.is_dir() => Some(InputKind::Directory),
+        () if t.is_fifo() => Some(InputKind::Fifo),
+        () if t.is_char_device() => Some(InputKind::CharacterDevice),
+        () if t.is_block_device() => Some(InputKind::BlockDevice),
+        () if t.is_socket() => Some(InputKind::Socket),
+        () => Some(InputKind::Other),
+    }
+}
+
+/// Opens an input document's path (following symlinks) only if it is a
+/// regular file: checked before opening and again on the opened descriptor,
+/// which is opened with `O_NONBLOCK | O_NOCTTY` so a FIFO swapped in cannot
+/// block. macOS has no kernel filesystem of generated files (`/dev` holds
+/// devices, refused by type).
+pub fn open_input(path: &Path) -> io::Result<OpenedInput> {
+    if let Some(kind) = not_regular(&std::fs::metadata(path)?) {
+        return Ok(OpenedInput::NotRegular(kind));
+    }
+    let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
+    let file = File::from(rustix::fs::open(path, flags, Mode::empty())?);
+    Ok(match not_regular(&file.metadata()?) {
+        Some(kind) => OpenedInput::NotRegular(kind),
+        None => OpenedInput::Regular(file),
+    })
+}
 
 /// The filesystem probe.
 #[derive(Debug, Clone, Copy, Default)]

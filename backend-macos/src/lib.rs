@@ -16,7 +16,8 @@
 //!   seam;
 //! - [`pty`]: `posix_openpt` launch with the same terminal settings as Linux;
 //! - [`fs`]: filesystem reads for snapshots through POSIX calls;
-//! - [`doctor`]: the macOS checks.
+//! - [`doctor`]: the macOS checks;
+//! - `stdio` (macOS only): whether stdout was open when `rea` started.
 //!
 //! It has not been run on a Mac: no macOS target or Swift compiler can be
 //! installed where it was written.
@@ -36,8 +37,12 @@ pub mod pty;
 pub mod reader;
 
 #[cfg(target_os = "macos")]
+pub mod stdio;
+#[cfg(target_os = "macos")]
 mod sys;
 
+#[cfg(unix)]
+pub use fs::open_input;
 #[cfg(target_os = "macos")]
 pub use sys::{diagnose, host};
 

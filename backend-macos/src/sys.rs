@@ -257,6 +257,7 @@ pub fn host() -> Host {
         fs: Arc::new(crate::fs::UnixFs),
         diagnose,
         interrupts,
+        open_input: crate::fs::open_input,
     }
 }
 

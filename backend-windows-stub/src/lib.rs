@@ -108,5 +108,19 @@ pub fn host() -> Host {
         fs: std::sync::Arc::new(UnsupportedHost),
         diagnose,
         interrupts: || Ok(rea_engine::host::Interrupts::never()),
+        open_input,
     }
 }
+
+/// Whether the process was started without a stdout handle (`GetStdHandle`
+/// gives none); the standard library would then drop every write silently.
+#[cfg(windows)]
+pub fn stdout_missing() -> bool {
+    use std::os::windows::io::AsRawHandle;
+    std::io::stdout().as_raw_handle().is_null()
+}
+
+/// Opens an input document: Windows has no FIFO that blocks an open on a
+/// file path, nor a kernel filesystem of generated files, so the portable
+/// check (type before and after opening) suffices.
+pub use rea_engine::input::open_input_portable as open_input;

@@ -26,7 +26,8 @@ fn median_ms(runs: usize, mut f: impl FnMut()) -> f64 {
 fn main() {
     let path = std::env::args().nth(1).expect("usage: bench_fit CAPTURE.json [RUNS]");
     let runs: usize = std::env::args().nth(2).map_or(5, |r| r.parse().expect("RUNS is a number"));
-    let value = read_json_file("capture", Path::new(&path)).expect("read the capture");
+    let value =
+        read_json_file("capture", Path::new(&path), rea_engine::input::open_input_portable).expect("read the capture");
     let (evidence, record): (_, CaptureRecord) =
         rea_engine::evidence::import_capture_record(&path, value).expect("import the capture");
     let parameters = evidence.parameters;

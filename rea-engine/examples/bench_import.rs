@@ -11,7 +11,7 @@ use rea_engine::input::{parse_json_bytes, read_capped};
 
 // BEGIN load (ci/bench-import.sh swaps this body for the baseline's)
 fn load(path: &Path) -> (Evidence, CaptureRecord) {
-    let bytes = read_capped("capture", path).expect("read the capture");
+    let bytes = read_capped("capture", path, rea_engine::input::open_input_portable).expect("read the capture");
     let value = parse_json_bytes("capture", path, &bytes).expect("parse the capture");
     drop(bytes);
     rea_engine::evidence::import_capture_record(&path.display().to_string(), value).expect("import the capture")

@@ -514,4 +514,7 @@ pub struct Host {
     pub diagnose: fn() -> Vec<Check>,
     /// Starts listening for interrupts that cancel a capture.
     pub interrupts: fn() -> Result<Interrupts, HostError>,
+    /// Opens an input document (scenario, capture, trace specification)
+    /// only if it is a regular file, without blocking on a FIFO.
+    pub open_input: crate::input::OpenInput,
 }

@@ -3,6 +3,13 @@
 //! Every input goes through [`read_json_file`] or [`parse_json_bytes`]: a size
 //! cap of 64 MiB, UTF-8 only, and strict JSON in which a repeated object key
 //! is an error rather than a silent "last one wins".
+//!
+//! Every input file is opened through [`read_capped`], the one place that
+//! refuses what is not a regular file (a directory, FIFO, device, socket, or
+//! a kernel file such as `/proc/self/status` whose content is made as it is
+//! read): the host's [`OpenInput`] checks the path before opening it, opens
+//! it without blocking (a FIFO swapped in cannot hang the read) and checks
+//! the opened file again.
 
 use std::fmt;
 use std::io::Read;
@@ -12,6 +19,89 @@ use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
 
 use crate::error::{Category, UserError};
+
+/// What an input path names when it is not a regular file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InputKind {
+    /// A directory.
+    Directory,
+    /// A FIFO (named pipe), or a pipe such as `/dev/stdin` or `<(...)`.
+    Fifo,
+    /// A character device (a terminal, `/dev/null`, ...).
+    CharacterDevice,
+    /// A block device.
+    BlockDevice,
+    /// A Unix socket.
+    Socket,
+    /// A file of a kernel filesystem (`/proc`, `/sys`, ...): its size is not
+    /// its content, which is made as it is read and may never end.
+    KernelGenerated,
+    /// Another kind of special file.
+    Other,
+}
+
+impl InputKind {
+    /// The kind's name in `details.file_type`.
+    pub fn name(self) -> &'static str {
+        match self {
+            InputKind::Directory => "directory",
+            InputKind::Fifo => "fifo",
+            InputKind::CharacterDevice => "character_device",
+            InputKind::BlockDevice => "block_device",
+            InputKind::Socket => "socket",
+            InputKind::KernelGenerated => "kernel_generated",
+            InputKind::Other => "special",
+        }
+    }
+
+    /// The kind in a sentence.
+    fn describe(self) -> &'static str {
+        match self {
+            InputKind::Directory => "a directory",
+            InputKind::Fifo => "a FIFO or pipe",
+            InputKind::CharacterDevice => "a character device",
+            InputKind::BlockDevice => "a block device",
+            InputKind::Socket => "a socket",
+            InputKind::KernelGenerated => "a file the kernel generates as it is read (such as a /proc or /sys file)",
+            InputKind::Other => "a special file",
+        }
+    }
+}
+
+/// The host's answer for an input path: the opened regular file, or what
+/// the path names instead (then nothing stays open).
+#[derive(Debug)]
+pub enum OpenedInput {
+    /// A regular file, opened for reading.
+    Regular(std::fs::File),
+    /// Not a regular file, as found before or after opening it.
+    NotRegular(InputKind),
+}
+
+/// Opens an input document's path for reading (following symlinks), as
+/// [`crate::Host::open_input`]: it checks the path's type before opening,
+/// opens without blocking and without acquiring a controlling terminal, and
+/// checks the opened file's type again.
+pub type OpenInput = fn(&Path) -> std::io::Result<OpenedInput>;
+
+/// [`OpenInput`] with the standard library only, for hosts without FIFOs
+/// that block on open or kernel-generated files (the unsupported-host stub)
+/// and for tests: the type is checked before and after opening.
+pub fn open_input_portable(path: &Path) -> std::io::Result<OpenedInput> {
+    let kind = |meta: &std::fs::Metadata| match () {
+        () if meta.is_file() => None,
+        () if meta.is_dir() => Some(InputKind::Directory),
+        () => Some(InputKind::Other),
+    };
+    if let Some(kind) = kind(&std::fs::metadata(path)?) {
+        return Ok(OpenedInput::NotRegular(kind));
+    }
+    let file = std::fs::File::open(path)?;
+    Ok(match kind(&file.metadata()?) {
+        Some(kind) => OpenedInput::NotRegular(kind),
+        None => OpenedInput::Regular(file),
+    })
+}
 
 /// Largest accepted input document: 64 MiB.
 pub const MAX_INPUT_BYTES: u64 = 64 * 1024 * 1024;
@@ -29,6 +119,16 @@ pub enum InputError {
         /// The operating system's error.
         #[source]
         source: std::io::Error,
+    },
+    /// The path is not a regular file; nothing was read.
+    #[error("{what} file {path} is not a regular file: it is {}", .kind.describe())]
+    NotRegular {
+        /// What the file was meant to hold.
+        what: &'static str,
+        /// The path as given.
+        path: PathBuf,
+        /// What it is instead.
+        kind: InputKind,
     },
     /// The file is larger than [`MAX_INPUT_BYTES`].
     #[error("{what} file {path} is larger than 64 MiB ({size} bytes or more)")]
@@ -81,6 +181,7 @@ impl UserError for InputError {
     fn code(&self) -> &'static str {
         match self {
             InputError::Unreadable { .. } => "input_unreadable",
+            InputError::NotRegular { .. } => "input_not_regular_file",
             InputError::TooLarge { .. } => "input_too_large",
             InputError::Empty { .. } => "input_empty",
             InputError::NotUtf8 { .. } => "input_not_utf8",
@@ -91,6 +192,12 @@ impl UserError for InputError {
     fn remediation(&self) -> String {
         match self {
             InputError::Unreadable { .. } => "Check that the path exists and is readable, then try again.".into(),
+            InputError::NotRegular { kind: InputKind::Directory, .. } => {
+                "Give the path of the JSON document itself, not of a directory.".into()
+            }
+            InputError::NotRegular { .. } => {
+                "Save the document into a regular file (for example `cat SOURCE > capture.json`) and give that file's path: rea reads inputs only from regular files, so that a pipe, a device or a kernel file can neither block it nor hand it a document that changes as it is read.".into()
+            }
             InputError::TooLarge { .. } => "Reduce the file below 64 MiB, then try again.".into(),
             InputError::Empty { .. } => {
                 "Write the JSON document into the file. If you redirected rea's output into this same file, the shell emptied it before rea started: choose a different output file.".into()
@@ -99,22 +206,32 @@ impl UserError for InputError {
             InputError::InvalidJson { .. } => "Repair the JSON at the reported line and column, then try again.".into(),
         }
     }
+
+    fn details(&self) -> Option<Value> {
+        match self {
+            InputError::NotRegular { path, kind, .. } => {
+                Some(serde_json::json!({ "file": path.display().to_string(), "file_type": kind.name() }))
+            }
+            _ => None,
+        }
+    }
 }
 
-/// Reads and parses the JSON file at `path`; `what` names its role in errors
-/// (e.g. "scenario").
-pub fn read_json_file(what: &'static str, path: &Path) -> Result<Value, InputError> {
-    let bytes = read_capped(what, path)?;
+/// Reads and parses the JSON file at `path`, opened with `open`; `what`
+/// names its role in errors (e.g. "scenario").
+pub fn read_json_file(what: &'static str, path: &Path, open: OpenInput) -> Result<Value, InputError> {
+    let bytes = read_capped(what, path, open)?;
     parse_json_bytes(what, path, &bytes)
 }
 
-/// Reads at most [`MAX_INPUT_BYTES`] from `path`.
-pub fn read_capped(what: &'static str, path: &Path) -> Result<Vec<u8>, InputError> {
+/// Reads at most [`MAX_INPUT_BYTES`] from the regular file at `path`,
+/// opened with `open`; anything else is refused before a byte is read.
+pub fn read_capped(what: &'static str, path: &Path, open: OpenInput) -> Result<Vec<u8>, InputError> {
     let unreadable = |source| InputError::Unreadable { what, path: path.to_owned(), source };
-    let file = std::fs::File::open(path).map_err(unreadable)?;
-    if file.metadata().map_err(unreadable)?.is_dir() {
-        return Err(unreadable(std::io::Error::other("it is a directory")));
-    }
+    let file = match open(path).map_err(unreadable)? {
+        OpenedInput::Regular(file) => file,
+        OpenedInput::NotRegular(kind) => return Err(InputError::NotRegular { what, path: path.to_owned(), kind }),
+    };
     let mut bytes = Vec::new();
     file.take(MAX_INPUT_BYTES + 1).read_to_end(&mut bytes).map_err(unreadable)?;
     if bytes.len() as u64 > MAX_INPUT_BYTES {

@@ -175,7 +175,8 @@ fn load(session: &Session, source: &Source, field: &'static str) -> Result<Loade
         Source::Id(id) => by_id(session, id, field).map_err(|e| Box::new(e) as Box<dyn UserError + Send>),
         Source::File(path) => {
             let path = Path::new(path);
-            let value = read_json_file("capture", path).map_err(|e| Box::new(e) as Box<dyn UserError + Send>)?;
+            let value = read_json_file("capture", path, session.host.open_input)
+                .map_err(|e| Box::new(e) as Box<dyn UserError + Send>)?;
             let imported = import_capture_record(&path.display().to_string(), value)
                 .map_err(|e| Box::new(e) as Box<dyn UserError + Send>)?;
             Ok(Arc::new(imported))

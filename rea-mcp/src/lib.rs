@@ -18,6 +18,7 @@ mod fault;
 mod reply;
 mod server;
 mod session;
+mod transport;
 
 use std::process::ExitCode;
 use std::sync::Arc;

@@ -12,39 +12,19 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use crate::session::{EVIDENCE_URI_PREFIX, Session, evidence_uri};
+use crate::transport::LineTransport;
 use crate::{capture, compare, reply};
 
-/// Serves the session on stdin/stdout until the client ends it.
+/// Serves the session on stdin/stdout until the client ends it. The
+/// transport answers malformed lines itself and ends the session (cancelling
+/// running captures at once, not after the SDK's drain delay) at the end of
+/// stdin.
 pub(crate) async fn run(session: Arc<Session>) -> Result<(), String> {
     let (stdin, stdout) = rmcp::transport::stdio();
-    let stdin = EndOnEof { inner: stdin, ended: session.ended().clone() };
-    let service = Handler { session }
-        .serve((stdin, stdout))
-        .await
-        .map_err(|e| format!("the MCP session could not start: {e}"))?;
+    let transport = LineTransport::new(stdin, stdout, session.ended().clone());
+    let service =
+        Handler { session }.serve(transport).await.map_err(|e| format!("the MCP session could not start: {e}"))?;
     service.waiting().await.map(|_| ()).map_err(|e| format!("the MCP session ended abnormally: {e}"))
-}
-
-/// Stdin that ends the session as soon as the client closes it, so running
-/// captures are cancelled at once rather than after the SDK's drain delay.
-struct EndOnEof<R> {
-    inner: R,
-    ended: tokio_util::sync::CancellationToken,
-}
-
-impl<R: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for EndOnEof<R> {
-    fn poll_read(
-        mut self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-        buf: &mut tokio::io::ReadBuf<'_>,
-    ) -> std::task::Poll<std::io::Result<()>> {
-        let before = buf.filled().len();
-        let polled = std::pin::Pin::new(&mut self.inner).poll_read(cx, buf);
-        if matches!(polled, std::task::Poll::Ready(Ok(()))) && buf.filled().len() == before && buf.remaining() > 0 {
-            self.ended.cancel();
-        }
-        polled
-    }
 }
 
 /// The server handler.

@@ -14,11 +14,13 @@ use rea_engine::evidence::SealedCapture;
 use crate::Outcome;
 use crate::cli::CaptureProcessArgs;
 use crate::errors::{CliError, failure};
-use crate::output::{Format, closed_pipe_is_fine};
+use crate::output::Format;
 
-/// Whether stdout is the file at `path` (same device and inode).
+/// Whether stdout is the file at `path` (same device and inode). The file
+/// is opened as every input is, so a FIFO cannot block here either.
 fn stdout_is(path: &std::path::Path) -> bool {
-    match (same_file::Handle::stdout(), same_file::Handle::from_path(path)) {
+    let Ok(rea_engine::input::OpenedInput::Regular(file)) = crate::host::open_input(path) else { return false };
+    match (same_file::Handle::stdout(), same_file::Handle::from_file(file)) {
         (Ok(out), Ok(file)) => out == file,
         _ => false,
     }
@@ -39,7 +41,7 @@ pub(crate) fn run(args: CaptureProcessArgs) -> Result<SealedCapture, Outcome> {
     if stdout_is(&args.scenario) {
         return Err(failure(&CliError::StdoutIsInput { path: args.scenario }));
     }
-    let scenario = load_scenario(&args.scenario).map_err(|e| failure(&e))?;
+    let scenario = load_scenario(&args.scenario, crate::host::open_input).map_err(|e| failure(&e))?;
     let host = crate::host::host();
     let invocation_dir = std::env::current_dir().map_err(|e| failure(&CliError::CurrentDirectory { source: e }))?;
     let request = prepare(&host, scenario, &invocation_dir, std::env::vars_os().collect(), crate::BUILD)
@@ -57,7 +59,7 @@ pub(crate) fn emit(result: Result<SealedCapture, Outcome>, format: Format) -> Ex
         Err(outcome) => return crate::emit(&outcome, format),
     };
     let written = match format {
-        Format::Json => closed_pipe_is_fine(sealed.write_json(std::io::stdout().lock())),
+        Format::Json => sealed.write_json(std::io::stdout().lock()),
         Format::Toon => sealed
             .into_evidence()
             .map_err(std::io::Error::other)
@@ -65,9 +67,6 @@ pub(crate) fn emit(result: Result<SealedCapture, Outcome>, format: Format) -> Ex
     };
     match written {
         Ok(()) => ExitCode::from(crate::exit::SUCCESS),
-        Err(e) => {
-            eprintln!("rea: could not write the document to stdout: {e}");
-            ExitCode::from(crate::exit::OUTPUT_FAILED)
-        }
+        Err(e) => crate::output::lost("the document", &e),
     }
 }

@@ -19,7 +19,8 @@ type Loaded = Result<(Evidence, CaptureRecord), Box<dyn UserError + Send>>;
 /// identity and locations beside the typed record, so the JSON tree of the
 /// record is released at once.
 fn load(path: &Path) -> Loaded {
-    let bytes = read_capped("capture", path).map_err(|e| Box::new(e) as Box<dyn UserError + Send>)?;
+    let bytes =
+        read_capped("capture", path, crate::host::open_input).map_err(|e| Box::new(e) as Box<dyn UserError + Send>)?;
     let value = match parse_json_bytes("capture", path, &bytes) {
         Ok(value) => value,
         // rea's default output is TOON: say exactly what to do with it.
@@ -43,7 +44,8 @@ fn load_both(left: &Path, right: &Path) -> (Loaded, Loaded) {
 }
 
 fn load_trace(path: &Path) -> Result<TraceSpec, Box<dyn UserError>> {
-    let value = read_json_file("trace specification", path).map_err(|e| Box::new(e) as Box<dyn UserError>)?;
+    let value = read_json_file("trace specification", path, crate::host::open_input)
+        .map_err(|e| Box::new(e) as Box<dyn UserError>)?;
     parse_trace_spec(value).map_err(|mut e| {
         e.file = Some(path.to_owned());
         Box::new(e) as Box<dyn UserError>

@@ -9,5 +9,5 @@ use crate::cli::{Cli, CompletionsArgs};
 pub(crate) fn run(args: &CompletionsArgs) -> ExitCode {
     let mut script = Vec::new();
     clap_complete::generate(args.shell, &mut Cli::command(), "rea", &mut script);
-    super::text::write_stdout(&script)
+    super::text::write_stdout("the completion script", &script)
 }

@@ -15,5 +15,5 @@ pub(crate) fn run(args: &ExportAsciicastArgs) -> ExitCode {
         return super::text::fail(&CliError::NotACapture { path: args.capture.clone() });
     }
     let cast = crate::asciicast::export(&loaded.value["normalized_result"]);
-    super::text::write_stdout(cast.as_bytes())
+    super::text::write_stdout("the recording", cast.as_bytes())
 }

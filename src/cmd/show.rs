@@ -14,5 +14,5 @@ pub(crate) fn run(args: &ShowArgs) -> ExitCode {
     };
     let colour = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     let text = render(&loaded, Style::new(colour));
-    super::text::write_stdout(text.as_bytes())
+    super::text::write_stdout("the view", text.as_bytes())
 }

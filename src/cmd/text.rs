@@ -10,16 +10,13 @@ use rea_engine::UserError;
 use crate::exit;
 use crate::output::{Format, render};
 
-/// Writes `text` to stdout; a closed pipe is not an error.
-pub(crate) fn write_stdout(text: &[u8]) -> ExitCode {
+/// Writes `text` (`what` names it in an error) to stdout; any failure, a
+/// reader that closed the pipe early included, loses it: exit status 4.
+pub(crate) fn write_stdout(what: &str, text: &[u8]) -> ExitCode {
     let mut out = std::io::stdout().lock();
     match out.write_all(text).and_then(|()| out.flush()) {
         Ok(()) => ExitCode::from(exit::SUCCESS),
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::from(exit::SUCCESS),
-        Err(e) => {
-            eprintln!("rea: could not write to stdout: {e}");
-            ExitCode::from(exit::OUTPUT_FAILED)
-        }
+        Err(e) => crate::output::lost(what, &e),
     }
 }
 

@@ -13,11 +13,13 @@ mod doctor;
 mod document_bound;
 mod filesystem;
 mod keeper;
+mod lost_output;
 mod mcp;
 mod redaction;
 mod rendered_terminal;
 mod sandbox;
 mod scenario_rejection;
+mod special_inputs;
 mod stub;
 mod tools;
 #[cfg_attr(feature = "force-stub", expect(dead_code, reason = "the stub tests use only rea_bin"))]

@@ -286,3 +286,162 @@ fn a_secret_is_in_no_byte_the_mcp_server_writes() {
         assert!(!bytes.windows(SECRET.len()).any(|w| w == SECRET.as_bytes()), "the secret is in {name}");
     }
 }
+
+/// A capture path that is a FIFO (no writer) or a kernel file is refused at
+/// once over MCP, naming the path, and the server keeps serving.
+#[test]
+fn capture_paths_that_are_not_regular_files_are_refused_at_once() {
+    let work = tempfile::tempdir().unwrap();
+    let fifo = crate::special_inputs::make_fifo(work.path(), "capture.json");
+    let (mut server, _) = Server::start(Some(work.path()));
+    let pid = server.child.id();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let fifo_text = fifo.display().to_string();
+    let calls = std::thread::spawn(move || {
+        let mut answers = Vec::new();
+        for (id, left) in [(2, fifo_text.as_str()), (3, "/proc/self/status")] {
+            let arguments = json!({"left_capture_path": left, "right_capture_path": left});
+            answers.push((
+                left.to_owned(),
+                server.call(id, "tools/call", json!({"name": "compare_process_captures", "arguments": arguments})),
+            ));
+        }
+        let listed = server.call(4, "tools/list", json!({}));
+        server.close();
+        let status = server.child.wait().unwrap();
+        tx.send((answers, listed, status)).unwrap();
+    });
+    let Ok((answers, listed, status)) = rx.recv_timeout(std::time::Duration::from_secs(30)) else {
+        let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+        panic!("rea mcp did not answer within 30 s: it blocked on a capture path");
+    };
+    calls.join().unwrap();
+    for (path, answer) in answers {
+        let doc = &answer["result"]["structuredContent"];
+        assert_eq!(answer["result"]["isError"], true, "{answer}");
+        assert_eq!(doc["code"], "input_not_regular_file", "{doc}");
+        assert!(doc["message"].as_str().unwrap().contains(&format!("{path} is not a regular file")), "{doc}");
+    }
+    assert_eq!(listed["result"]["tools"].as_array().map(Vec::len), Some(2), "{listed}");
+    assert!(status.success(), "rea mcp exited with {status}");
+}
+
+/// One line sent to `rea mcp` and the reply it must get: one with `id`, one
+/// with `id: null`, or none (a notification, a blank line).
+enum Expect {
+    Id(Value),
+    Null,
+    Nothing,
+}
+
+/// 500 requests, malformed, odd and valid mixed, as raw lines.
+fn odd_lines() -> Vec<(Vec<u8>, Expect)> {
+    let mut lines: Vec<(Vec<u8>, Expect)> = Vec::new();
+    for i in 0..500u64 {
+        let id = 1000 + i;
+        let (line, expect): (String, Expect) = match i % 25 {
+            0 => (json!({"jsonrpc": "2.0", "id": id, "method": "ping"}).to_string(), Expect::Id(json!(id))),
+            1 => (json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"}).to_string(), Expect::Id(json!(id))),
+            2 => (json!({"jsonrpc": "2.0", "id": id, "method": "no/such/method"}).to_string(), Expect::Id(json!(id))),
+            3 => (json!({"jsonrpc": "1.0", "id": id, "method": "ping"}).to_string(), Expect::Id(json!(id))),
+            4 => (json!({"jsonrpc": "2.0", "id": format!("s-{id}"), "method": "ping"}).to_string(), Expect::Id(json!(format!("s-{id}")))),
+            5 => (format!("{{garbage {id}"), Expect::Null),
+            6 => (format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"ping\""), Expect::Null),
+            7 => (id.to_string(), Expect::Null),
+            8 => (json!({"jsonrpc": "2.0", "id": id}).to_string(), Expect::Id(json!(id))),
+            9 => (
+                json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "no_such_tool", "arguments": {}}}).to_string(),
+                Expect::Id(json!(id)),
+            ),
+            10 => (
+                json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "compare_process_captures", "arguments": {"left_capture_path": 5}}}).to_string(),
+                Expect::Id(json!(id)),
+            ),
+            11 => (json!({"jsonrpc": "2.0", "id": {"n": id}, "method": "ping"}).to_string(), Expect::Null),
+            12 => (json!([{"jsonrpc": "2.0", "id": id, "method": "ping"}]).to_string(), Expect::Id(json!(id))),
+            13 => (json!({"jsonrpc": "2.0", "method": "notifications/whatever", "params": {"n": id}}).to_string(), Expect::Nothing),
+            14 => (
+                json!({"jsonrpc": "2.0", "id": id, "method": "resources/read", "params": {"uri": "rea://evidence/ev_none"}}).to_string(),
+                Expect::Id(json!(id)),
+            ),
+            15 => (json!({"jsonrpc": "2.0", "id": id, "method": "tools/list", "params": 5}).to_string(), Expect::Id(json!(id))),
+            16 => (format!("{{\"jsonrpc\":\"2.0\",\"id\":{id}.5,\"method\":\"ping\"}}"), Expect::Id(json!(id as f64 + 0.5))),
+            17 => (json!({"jsonrpc": "2.0", "id": -(id as i64), "method": "ping"}).to_string(), Expect::Id(json!(-(id as i64)))),
+            18 => ("   ".to_owned(), Expect::Nothing),
+            19 => (json!({"jsonrpc": "2.0", "id": null, "method": "ping"}).to_string(), Expect::Null),
+            20 => (json!({"jsonrpc": "2.0", "id": id, "method": 7}).to_string(), Expect::Id(json!(id))),
+            21 => (json!({"jsonrpc": "2.0", "id": id, "method": "resources/list"}).to_string(), Expect::Id(json!(id))),
+            22 => (json!(["not a message"]).to_string(), Expect::Null),
+            23 => (json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"arguments": {}}}).to_string(), Expect::Id(json!(id))),
+            _ => {
+                // Not UTF-8 at all.
+                lines.push((vec![0xff, 0xfe, b'{', 0x80, b'}'], Expect::Null));
+                continue;
+            }
+        };
+        lines.push((line.into_bytes(), expect));
+    }
+    lines
+}
+
+/// Every request line gets exactly one reply carrying its id (or `null` when
+/// it has none or the line is not JSON), a line of 16 MiB or more included,
+/// and the server goes on serving.
+#[test]
+fn every_request_line_gets_exactly_one_reply_with_its_id() {
+    let (mut server, _) = Server::start(None);
+    let mut lines = odd_lines();
+    // Two lines over the 16 MiB limit, one with its id first, one without.
+    let pad = "x".repeat(16 * 1024 * 1024);
+    let big = format!("{{\"jsonrpc\":\"2.0\",\"id\":\"big\",\"method\":\"ping\",\"params\":{{\"pad\":\"{pad}\"}}}}");
+    lines.insert(100, (big.into_bytes(), Expect::Id(json!("big"))));
+    lines.insert(300, (format!("{{\"params\":{{\"pad\":\"{pad}\"}},\"id\":1}}").into_bytes(), Expect::Null));
+    let mut stdin = server.stdin.take().unwrap();
+    let sent: Vec<Vec<u8>> = lines.iter().map(|(line, _)| line.clone()).collect();
+    // The writer runs beside the reader: replies must be read while requests go out.
+    let writer = std::thread::spawn(move || {
+        for line in sent {
+            stdin.write_all(&line).unwrap();
+            stdin.write_all(b"\n").unwrap();
+        }
+    });
+    let pid = server.child.id();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        let mut replies = Vec::new();
+        let mut line = String::new();
+        while server.stdout.read_line(&mut line).unwrap() > 0 {
+            let message: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
+            replies.extend(match message {
+                Value::Array(items) => items,
+                one => vec![one],
+            });
+            line.clear();
+        }
+        tx.send((replies, server.child.wait().unwrap())).unwrap();
+    });
+    writer.join().unwrap();
+    let Ok((replies, status)) = rx.recv_timeout(std::time::Duration::from_secs(120)) else {
+        let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+        panic!("rea mcp did not answer every line and exit within 120 s");
+    };
+    reader.join().unwrap();
+    assert!(status.success(), "rea mcp exited with {status}");
+    let replies: Vec<&Value> = replies.iter().filter(|r| r.get("id").is_some()).collect();
+    for (line, expect) in &lines {
+        let Expect::Id(id) = expect else { continue };
+        let matching = replies.iter().filter(|r| r["id"] == *id).count();
+        assert_eq!(
+            matching,
+            1,
+            "{matching} replies for id {id} ({})",
+            String::from_utf8_lossy(&line[..line.len().min(120)])
+        );
+    }
+    let nulls = replies.iter().filter(|r| r["id"].is_null()).count();
+    let expected_nulls = lines.iter().filter(|(_, e)| matches!(e, Expect::Null)).count();
+    assert_eq!(nulls, expected_nulls, "replies with id null");
+    let ids = lines.iter().filter(|(_, e)| matches!(e, Expect::Id(_))).count();
+    assert_eq!(replies.len(), ids + expected_nulls, "one reply per request line, no more");
+    assert!(replies.iter().filter(|r| r["id"].is_null()).all(|r| r["error"]["code"].is_i64()));
+}

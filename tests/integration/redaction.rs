@@ -48,7 +48,7 @@ fn assert_secret_absent(c: &Capture) -> u64 {
         .filter_map(Value::as_str)
         .find(|l| {
             l.starts_with(
-                "Terminal text, sampled command lines and the names filesystem snapshots record were searched",
+                "Terminal text, rendered screens, sampled command lines and the names filesystem snapshots record were searched",
             )
         })
         .expect("a redaction limitation");
@@ -167,4 +167,48 @@ fn a_secret_used_in_file_names_and_a_symlink_target_is_redacted_in_both_snapshot
     let terminal = frames_text(record).matches(&m).count() as u64;
     assert_eq!(count, terminal + 5, "{count} redactions, {terminal} in the terminal");
     assert!(record["truncation_details"]["filesystem_after"]["roots"][0]["complete"] == json!(true));
+}
+
+#[test]
+fn a_secret_rebuilt_on_screen_from_pieces_is_in_no_rendered_row_nor_state_and_is_counted() {
+    // The stream never holds the secret whole: "X" + all but its first
+    // character, a carriage return, then its first character over the "X".
+    let c = capture(json!({
+        "executable": "bash",
+        "arguments": ["-c", "stty -echo; read x; stty echo; printf \"X%s\\r%s\\n\" \"${x:1}\" \"${x:0:1}\"; sleep 0.2"],
+        "events": [{"type": "input", "at_ms": 1500, "data": format!("{SECRET}\r"), "sensitive": true}],
+        "timeout_ms": 15000
+    }));
+    let count = assert_secret_absent(&c);
+    let record = &c.document["normalized_result"];
+    let text = frames_text(record);
+    assert!(text.contains(&format!("X{}\r{}", &SECRET[1..], &SECRET[..1])), "the pieces were printed: {text}");
+    let frames = record["rendered_frames"].as_array().expect("rendered frames");
+    let last = frames.last().expect("a final screen");
+    assert!(last["lines"].as_array().unwrap().iter().any(|l| l == &json!(marker())), "{last}");
+    assert!(last["serialized_state"].as_str().unwrap().contains(&marker()), "{last}");
+    // Every rendered state that showed the rebuilt secret counts once; a
+    // terminal echo (a very loaded machine) would add one more.
+    let on_screens = frames.iter().filter(|f| f["lines"].to_string().contains(&marker())).count() as u64;
+    assert!(on_screens >= 1 && count >= on_screens, "{count} redactions, {on_screens} screens");
+    let limitation = record["limitations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .find(|l| l.contains("rendered screens, where the program had rebuilt it"))
+        .expect("the limitation says the screens were redacted");
+    assert!(limitation.contains(" of them on rendered screens"), "{limitation}");
+
+    // Nothing rea prints from the capture shows it either.
+    std::fs::write(c.dir.path().join("capture.json"), &c.stdout).unwrap();
+    for args in [
+        &["show", "capture.json"][..],
+        &["export-asciicast", "capture.json"][..],
+        &["compare-process-captures", "capture.json", "capture.json", "--json"][..],
+    ] {
+        let out = rea(c.dir.path(), args);
+        assert_eq!(out.status.code(), Some(0), "rea {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(!contains(&out.stdout, SECRET) && !contains(&out.stderr, SECRET), "rea {args:?} shows the secret");
+    }
 }

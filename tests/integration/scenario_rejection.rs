@@ -272,7 +272,12 @@ fn a_scenario_over_the_document_bound_is_refused_at_its_root() {
 
 #[test]
 fn a_directory_is_not_a_scenario_file() {
-    let e = expectation("input_unreadable", "invalid_input", &["scenario file scenario.json", "is a directory"], &[]);
+    let e = expectation(
+        "input_not_regular_file",
+        "invalid_input",
+        &["scenario file scenario.json", "is not a regular file: it is a directory"],
+        &[],
+    );
     let make_directory = |s: &Sandbox| fs::create_dir(s.work().join("scenario.json")).unwrap();
     check_rejection("scenario.json", make_directory, &e).unwrap();
 }

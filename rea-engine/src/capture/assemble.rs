@@ -53,6 +53,8 @@ pub(super) struct Assembly<'a> {
     /// Echoes of sensitive inputs replaced in terminal text; `None` when the
     /// scenario has no sensitive input to look for.
     pub(super) redactions: Option<u64>,
+    /// Replacements made on rendered screens (see `redact_screen`).
+    pub(super) screen_redactions: u64,
     pub(super) recorder: TerminalRecorder,
     pub(super) interactions: Vec<crate::evidence::InteractionEvent>,
     pub(super) journal: Vec<(Instant, Collection, usize)>,
@@ -168,7 +170,8 @@ impl Assembly<'_> {
             },
             document: None,
         };
-        let redactions = self.redactions.map(|count| count + secrets.redactions() + names);
+        let on_screens = self.screen_redactions;
+        let redactions = self.redactions.map(|count| (count + secrets.redactions() + names + on_screens, on_screens));
         let mut limitations = limitations(sampling_partial, renderer_state, &truncation_details, redactions);
         limitations.extend(unlisted_limitation(self.cleanup.unverified_processes.len()));
         let mut record = CaptureRecord {
@@ -311,7 +314,7 @@ fn limitations(
     sampling_partial: bool,
     renderer: RendererState,
     truncation: &TruncationDetails,
-    redactions: Option<u64>,
+    redactions: Option<(u64, u64)>,
 ) -> Vec<String> {
     let mut limitations = vec![LIMIT_SAMPLED.to_owned()];
     if sampling_partial {
@@ -323,8 +326,8 @@ fn limitations(
     } else if truncation.raw_terminal.truncated {
         limitations.push(LIMIT_RENDERED_FROM_RETAINED.to_owned());
     }
-    if let Some(count) = redactions {
-        limitations.push(super::redact::redaction_limitation(count));
+    if let Some((count, on_screens)) = redactions {
+        limitations.push(super::redact::redaction_limitation(count, on_screens));
     }
     limitations
 }

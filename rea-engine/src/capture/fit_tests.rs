@@ -333,7 +333,8 @@ fn the_largest_capture_at_every_limit_is_importable() {
     fit_document(&mut rec, &parameters, DOCUMENT_BUDGET_BYTES).expect("fit");
     let path = dir.path().join("capture.json");
     std::fs::write(&path, written(rec, &parameters)).expect("write the capture");
-    let value = crate::input::read_json_file("capture", &path).expect("the capture is within the input limit");
+    let value = crate::input::read_json_file("capture", &path, crate::input::open_input_portable)
+        .expect("the capture is within the input limit");
     let (_, record) = crate::evidence::import_capture_record("capture.json", value).expect("the capture imports");
     let d = record.truncation_details.document.expect("the bound says what it left out");
     assert_eq!(d.observed_bytes, unbounded);

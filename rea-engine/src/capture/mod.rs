@@ -15,6 +15,7 @@ mod owned;
 pub mod progress;
 pub mod redact;
 mod redact_names;
+pub mod redact_screen;
 pub mod render;
 mod run;
 mod sampler;
@@ -560,6 +561,7 @@ impl Launched<'_> {
         };
         let exit_future = guard.process.wait();
         let sample_count = || sampler.count();
+        let decoder = RedactingDecoder::for_events(&scenario.events);
         let recorder = TerminalRecorder::new(
             normalizer.clone(),
             limits.output_bytes,
@@ -573,6 +575,7 @@ impl Launched<'_> {
                 scrollback: scenario.terminal.scrollback,
                 budget_bytes: limits.output_bytes,
                 frame_limit: limits.frames,
+                secrets: decoder.screen_secrets().clone(),
             },
             normalizer.clone(),
         ));
@@ -586,7 +589,7 @@ impl Launched<'_> {
             writer,
             exit_future,
             interrupts: &mut interrupts,
-            decoder: RedactingDecoder::for_events(&scenario.events),
+            decoder,
             recorder,
             input_normalizer,
             interactions: Vec::new(),
@@ -699,6 +702,7 @@ impl Ran<'_> {
             normalizer: &normalizer,
             decoder_invalid_bytes: decoder.invalid_bytes(),
             redactions: decoder.is_redacting().then(|| decoder.redactions()),
+            screen_redactions: decoder.screen_secrets().redactions(),
             recorder,
             interactions,
             journal,

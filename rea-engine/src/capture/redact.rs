@@ -22,22 +22,38 @@ use std::borrow::Cow;
 
 use aho_corasick::{AhoCorasick, MatchKind};
 
+use super::redact_screen::ScreenSecrets;
 use super::terminal::Utf8Stream;
 #[cfg(doc)]
 use crate::scenario::MIN_SENSITIVE_INPUT_BYTES;
 use crate::scenario::{Event, redacted_input};
 
-/// The limitation a capture with sensitive inputs carries.
-pub fn redaction_limitation(count: u64) -> String {
+/// The limitation a capture with sensitive inputs carries: `count`
+/// replacements in all, `on_screens` of them in rendered screens.
+pub fn redaction_limitation(count: u64, on_screens: u64) -> String {
     let times = if count == 1 { "time" } else { "times" };
+    let screens = match on_screens {
+        0 => String::new(),
+        n => format!(
+            " ({n} of them on rendered screens, where the program had rebuilt it from pieces; every rendered state was searched, so a copy that stays on screen counts once per state)"
+        ),
+    };
     format!(
-        "Terminal text, sampled command lines and the names filesystem snapshots record were searched for the sensitive inputs' text; it was found and replaced by <redacted-input:N-bytes> {count} {times}, so the record does not show what was echoed there."
+        "Terminal text, rendered screens, sampled command lines and the names filesystem snapshots record were searched for the sensitive inputs' text; it was found and replaced by <redacted-input:N-bytes> {count} {times}{screens}, so the record does not show what was echoed there."
     )
 }
 
 /// The part of a sensitive input that a terminal would echo back.
 pub fn secret_part(data: &str) -> &str {
     data.strip_suffix("\r\n").or_else(|| data.strip_suffix('\n')).or_else(|| data.strip_suffix('\r')).unwrap_or(data)
+}
+
+/// Each sensitive input's secret (see [`secret_part`]) and its marker.
+pub(crate) fn secret_pairs(events: &[Event]) -> impl Iterator<Item = (&str, String)> {
+    events.iter().filter_map(|e| match e {
+        Event::Input { data, sensitive: true, .. } => Some((secret_part(data), redacted_input(data.len()))),
+        _ => None,
+    })
 }
 
 /// Replaces the secrets of a scenario's sensitive inputs in a text stream.
@@ -53,10 +69,7 @@ pub struct Redactor {
 impl Redactor {
     /// A redactor for the sensitive inputs among `events`.
     pub fn for_events(events: &[Event]) -> Redactor {
-        Redactor::new(events.iter().filter_map(|e| match e {
-            Event::Input { data, sensitive: true, .. } => Some((secret_part(data), redacted_input(data.len()))),
-            _ => None,
-        }))
+        Redactor::new(secret_pairs(events))
     }
 
     /// A redactor for `(secret, marker)` pairs; empty secrets are ignored and
@@ -172,12 +185,25 @@ impl Redactor {
 pub struct RedactingDecoder {
     utf8: Utf8Stream,
     redactor: Redactor,
+    /// The same secrets, for the rendered screens built from this text.
+    screens: ScreenSecrets,
 }
 
 impl RedactingDecoder {
     /// A decoder that redacts the sensitive inputs among `events`.
     pub fn for_events(events: &[Event]) -> RedactingDecoder {
-        RedactingDecoder { utf8: Utf8Stream::default(), redactor: Redactor::for_events(events) }
+        RedactingDecoder {
+            utf8: Utf8Stream::default(),
+            redactor: Redactor::for_events(events),
+            screens: ScreenSecrets::for_events(events),
+        }
+    }
+
+    /// The secrets to replace on the rendered screens built from this text
+    /// (a program can rebuild a secret on screen from pieces the stream
+    /// never shows together), with their replacement count.
+    pub fn screen_secrets(&self) -> &ScreenSecrets {
+        &self.screens
     }
 
     /// Decodes `bytes` (see [`Utf8Stream::decode`]) and redacts the result.

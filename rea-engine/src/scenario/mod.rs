@@ -95,9 +95,10 @@ impl UserError for LoadError {
     }
 }
 
-/// Reads and validates the scenario file at `path`.
-pub fn load_scenario(path: &Path) -> Result<Scenario, LoadError> {
-    let value = read_json_file("scenario", path)?;
+/// Reads and validates the scenario file at `path`, opened with `open`
+/// (the host's [`crate::Host::open_input`]).
+pub fn load_scenario(path: &Path, open: crate::input::OpenInput) -> Result<Scenario, LoadError> {
+    let value = read_json_file("scenario", path, open)?;
     parse_scenario(value).map_err(|mut e| {
         e.file = Some(path.to_owned());
         LoadError::Scenario(e)

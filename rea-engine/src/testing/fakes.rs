@@ -265,6 +265,7 @@ impl FakeWorld {
             fs: fake,
             diagnose: Vec::<Check>::new,
             interrupts: || Ok(Interrupts::never()),
+            open_input: crate::input::open_input_portable,
         }
     }
 }

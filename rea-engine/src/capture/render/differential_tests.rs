@@ -199,6 +199,7 @@ fn the_renderer_keeps_what_the_straightforward_pipeline_keeps() {
                 scrollback: 1000,
                 budget_bytes: budget,
                 frame_limit: frames,
+                secrets: Default::default(),
             };
             let now = Instant::now();
             let mut renderer = Renderer::start(settings.clone(), normalizer.clone());

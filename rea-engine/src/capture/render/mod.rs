@@ -35,6 +35,7 @@ pub use screen::{EMULATOR, EMULATOR_NAME, EMULATOR_VERSION};
 use self::retain::RenderedLog;
 use self::screen::Screen;
 use super::normalize::Normalizer;
+use super::redact_screen::ScreenSecrets;
 use crate::evidence::{RenderedFrame, RenderedTerminalTruncation};
 
 /// What the emulator is given, in production order.
@@ -61,6 +62,8 @@ pub struct RenderSettings {
     pub budget_bytes: u64,
     /// `limits.frames`, the rendered frame limit.
     pub frame_limit: u64,
+    /// Sensitive inputs' text, replaced in every state before it is recorded.
+    pub secrets: ScreenSecrets,
 }
 
 /// How the renderer ended (the progress line's `terminal_renderer`).
@@ -93,9 +96,17 @@ pub struct Rendered {
     pub state: RendererState,
 }
 
+/// The current state as it is recorded: secrets rebuilt on screen replaced.
+fn recorded(screen: &mut Screen, secrets: &ScreenSecrets, at_ms: u64) -> screen::Snapshot {
+    let mut snapshot = screen.snapshot(at_ms);
+    snapshot.bytes = secrets.redact(&mut snapshot.frame, snapshot.bytes);
+    snapshot
+}
+
 struct Worker {
     screen: Screen,
     log: RenderedLog,
+    secrets: ScreenSecrets,
 }
 
 impl Worker {
@@ -104,6 +115,7 @@ impl Worker {
         Worker {
             screen: Screen::new(settings.columns, settings.rows, settings.scrollback, normalizer, bound),
             log: RenderedLog::new(settings.budget_bytes, settings.frame_limit),
+            secrets: settings.secrets.clone(),
         }
     }
 
@@ -111,11 +123,11 @@ impl Worker {
         match input {
             Input::Chunk { text, at, at_ms } => {
                 self.screen.feed(&text);
-                self.log.offer(at, self.screen.snapshot(at_ms), false);
+                self.log.offer(at, recorded(&mut self.screen, &self.secrets, at_ms), false);
             }
             Input::Resize { columns, rows, at, at_ms } => {
                 self.screen.resize(columns, rows);
-                self.log.offer(at, self.screen.snapshot(at_ms), true);
+                self.log.offer(at, recorded(&mut self.screen, &self.secrets, at_ms), true);
             }
             Input::Pin => self.log.pin_latest(),
         }
