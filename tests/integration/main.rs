@@ -17,6 +17,7 @@ mod redaction;
 mod rendered_terminal;
 mod sandbox;
 mod scenario_rejection;
+mod screens;
 mod stub;
 mod tools;
 #[cfg_attr(feature = "force-stub", expect(dead_code, reason = "the stub tests use only rea_bin"))]

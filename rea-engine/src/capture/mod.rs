@@ -572,6 +572,7 @@ impl Launched<'_> {
                 scrollback: scenario.terminal.scrollback,
                 budget_bytes: limits.output_bytes,
                 frame_limit: limits.frames,
+                answer_queries: scenario.terminal.answer_queries,
             },
             normalizer.clone(),
         ));
