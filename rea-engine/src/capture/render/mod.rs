@@ -12,6 +12,7 @@
 //! admitted chunk needs its own state) nor back-pressure (it would slow the
 //! PTY drain to the emulator's pace) is needed.
 
+mod cells;
 mod retain;
 mod screen;
 
