@@ -27,8 +27,8 @@ use rea_engine::Host;
 use rea_engine::host::CaptureSupport;
 
 pub use doctor::diagnose;
-pub use keeper::{KEEPER_ARGUMENT, serve as serve_keeper};
 pub use fs::open_input;
+pub use keeper::{KEEPER_ARGUMENT, serve as serve_keeper};
 
 /// The Linux host.
 pub fn host() -> Host {
