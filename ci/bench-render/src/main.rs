@@ -113,7 +113,14 @@ fn pipeline(data: &str) -> (f64, u64, u64) {
     use rea_engine::capture::normalize::{HostValues, Normalizer};
     use rea_engine::capture::render::{RenderSettings, Renderer};
     let normalizer = Normalizer::new(&rea_engine::scenario::Normalization::default(), &HostValues::default());
-    let settings = RenderSettings { columns: 120, rows: 40, scrollback: 1000, budget_bytes: 10_000_000, frame_limit: 100_000 };
+    let settings = RenderSettings {
+        columns: 120,
+        rows: 40,
+        scrollback: 1000,
+        budget_bytes: 10_000_000,
+        frame_limit: 100_000,
+        answer_queries: true,
+    };
     let chunks = split(data, 4096);
     let t = Instant::now();
     let mut r = Renderer::start(settings, normalizer);

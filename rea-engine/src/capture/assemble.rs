@@ -35,8 +35,13 @@ pub(super) const LIMIT_SNAPSHOTS: &str = "Filesystem observations are before/aft
 pub(super) const LIMIT_NETWORK: &str = "The harness does not enforce external network isolation.";
 /// Always-present limitation: the inherited environment is not recorded.
 pub(super) const LIMIT_ENVIRONMENT: &str = "The command inherited the host environment; inherited values are not recorded, so their influence may remain unknown.";
-/// Limitation when raw chunks were omitted: they were not rendered either.
-pub(super) const LIMIT_RENDERED_FROM_RETAINED: &str = "Rendered terminal states are built from the retained chunks only; omitted chunks were not rendered, so later screens may differ from what the terminal showed.";
+/// Limitation when queries went unanswered after the reply cap.
+pub(super) fn replies_capped_limitation() -> String {
+    format!(
+        "rea answered the first {} terminal queries; later queries were not answered, as on a terminal that does not reply.",
+        super::render::MAX_TERMINAL_REPLIES
+    )
+}
 /// Limitation when the renderer failed.
 pub(super) const LIMIT_RENDERER_FAILED: &str =
     "The terminal renderer failed during the capture; rendered_frames is empty and comparisons rely on raw frames.";
@@ -142,11 +147,16 @@ impl Assembly<'_> {
         let normalization = normalization_projection(&scenario.normalization);
         let mut secrets = Redactor::for_events(&scenario.events);
         let process_samples = process_samples(&self, &mut secrets);
-        let TerminalOutput { frames, raw, normalized, rendered } = self.recorder.finish(self.decoder_invalid_bytes);
-        let (rendered_frames, rendered, renderer_state) = match rendered {
-            Some(r) => (r.frames, r.account, r.state),
-            None => (Vec::new(), empty_rendered(scenario), RendererState::Failed),
+        let TerminalOutput { frames, raw, normalized, rendered, screens_before } =
+            self.recorder.finish(self.decoder_invalid_bytes);
+        let (rendered_frames, rendered, renderer_state, replies_capped) = match rendered {
+            Some(r) => (r.frames, r.account, r.state, r.replies_capped),
+            None => (Vec::new(), empty_rendered(scenario), RendererState::Failed, false),
         };
+        let mut interaction_events = self.interactions;
+        for (event, screen) in interaction_events.iter_mut().zip(screens_before) {
+            event.screen_before = screen;
+        }
         let event_journal = journal(&self.journal, &rendered_frames, &self.sampled, self.settled_at);
         let selected = !resolved.observation_paths.is_empty();
         let names = self.before.redactions + self.after.redactions;
@@ -173,6 +183,7 @@ impl Assembly<'_> {
         let on_screens = self.screen_redactions;
         let redactions = self.redactions.map(|count| (count + secrets.redactions() + names + on_screens, on_screens));
         let mut limitations = limitations(sampling_partial, renderer_state, &truncation_details, redactions);
+        limitations.extend(replies_capped.then(replies_capped_limitation));
         limitations.extend(unlisted_limitation(self.cleanup.unverified_processes.len()));
         let mut record = CaptureRecord {
             schema_version: CAPTURE_SCHEMA_VERSION,
@@ -180,7 +191,7 @@ impl Assembly<'_> {
             normalization,
             frames,
             rendered_frames: rendered_frames.into_iter().map(|(_, f)| f).collect(),
-            interaction_events: self.interactions,
+            interaction_events,
             exit: exit(&self.outcome),
             settlement: settlement(self.settlement),
             process_samples,
@@ -323,8 +334,6 @@ fn limitations(
     limitations.extend([LIMIT_SNAPSHOTS, LIMIT_NETWORK, LIMIT_ENVIRONMENT].map(str::to_owned));
     if renderer == RendererState::Failed {
         limitations.push(LIMIT_RENDERER_FAILED.to_owned());
-    } else if truncation.raw_terminal.truncated {
-        limitations.push(LIMIT_RENDERED_FROM_RETAINED.to_owned());
     }
     if let Some((count, on_screens)) = redactions {
         limitations.push(super::redact::redaction_limitation(count, on_screens));

@@ -576,6 +576,7 @@ impl Launched<'_> {
                 budget_bytes: limits.output_bytes,
                 frame_limit: limits.frames,
                 secrets: decoder.screen_secrets().clone(),
+                answer_queries: scenario.terminal.answer_queries,
             },
             normalizer.clone(),
         ));

@@ -6,6 +6,7 @@
 //! delivery, the timer) and handles all that are ready, so a chatty program
 //! cannot starve the deadlines.
 
+use std::collections::VecDeque;
 use std::future::Future;
 use std::io;
 use std::pin::Pin;
@@ -19,9 +20,10 @@ use super::normalize::Normalizer;
 use super::owned::{Delivery, RunOwnership, deliver_bounded};
 use super::progress::{Counts, Phase, ProgressReporter};
 use super::redact::RedactingDecoder;
+use super::render::{PinRef, TerminalReply};
 use super::terminal::TerminalRecorder;
 use crate::evidence::{
-    ExitReason, FinalizationSignal, InteractionEvent, InteractionKind, InteractionOutcome, SignalReceipt,
+    ExitReason, FinalizationSignal, InteractionEvent, InteractionKind, InteractionOutcome, ScreenBefore, SignalReceipt,
 };
 use crate::host::{BoxFuture, ExitStatus, Host, HostError, Interrupts, PtyProcess, TermSize};
 use crate::scenario::{Event, Scenario, SignalName, redacted_input};
@@ -69,23 +71,28 @@ pub(super) enum Collection {
     Lifecycle,
 }
 
+/// Bytes being written to the terminal: a scripted input or a reply.
 struct PendingInput {
     bytes: Vec<u8>,
     written: usize,
     event: InteractionEvent,
+    pin: Option<PinRef>,
 }
 
 struct PendingSignal<'a> {
     task: DeliveryTask<'a>,
     event: InteractionEvent,
+    pin: Option<PinRef>,
 }
 
-/// The scripted events' dispatch: one at a time, in scenario order.
+/// The scripted events' dispatch: one at a time, in scenario order, with
+/// replies to terminal queries written between them as they come.
 #[derive(Default)]
 struct Dispatch<'a> {
     next_event: usize,
     pending_input: Option<PendingInput>,
     pending_signal: Option<PendingSignal<'a>>,
+    replies: VecDeque<TerminalReply>,
 }
 
 impl Dispatch<'_> {
@@ -123,6 +130,7 @@ struct Wakes {
     exited: Option<Result<ExitStatus, HostError>>,
     wrote: Option<io::Result<usize>>,
     signal_done: Option<Delivery>,
+    replies: Vec<TerminalReply>,
     deadlines: DeadlineWakes,
     timer: bool,
 }
@@ -134,6 +142,7 @@ impl Wakes {
             || self.exited.is_some()
             || self.wrote.is_some()
             || self.signal_done.is_some()
+            || !self.replies.is_empty()
             || self.deadlines.any()
             || self.timer
     }
@@ -147,6 +156,27 @@ pub(super) fn add_ms(at: Instant, ms: u64) -> Option<Instant> {
     at.checked_add(Duration::from_millis(ms))
 }
 
+/// Now, or just after `earlier` if the clock has not moved: the journal
+/// orders by instant, so what is recorded later gets a later one.
+fn after(earlier: Instant) -> Instant {
+    Instant::now().max(earlier + Duration::from_nanos(1))
+}
+
+/// A reply to a terminal query as an interaction event.
+fn reply_event(reply: &TerminalReply, dispatched_at_ms: u64) -> InteractionEvent {
+    InteractionEvent {
+        sequence: 0,
+        scheduled_at_ms: None,
+        dispatched_at_ms,
+        kind: InteractionKind::TerminalReply,
+        data: reply.data.clone(),
+        query: Some(reply.query),
+        outcome: InteractionOutcome::Dispatched,
+        reason: None,
+        screen_before: ScreenBefore::NotRecorded,
+    }
+}
+
 impl<'a> Running<'a> {
     fn counts(&self) -> Counts {
         Counts {
@@ -156,11 +186,27 @@ impl<'a> Running<'a> {
         }
     }
 
-    fn record_interaction(&mut self, mut event: InteractionEvent) {
+    /// Pins the screen an event sees now.
+    fn pin(&mut self) -> (Option<PinRef>, Instant) {
+        let at = Instant::now();
+        (self.recorder.pin_screen(at, ms_between(at, self.launch)), at)
+    }
+
+    /// Records an event that saw the screen of `pin`, pinned at `pinned_at`;
+    /// returns the instant it was journaled at.
+    fn record_interaction(&mut self, mut event: InteractionEvent, pin: Option<PinRef>, pinned_at: Instant) -> Instant {
         event.sequence = self.interactions.len() as u64;
-        self.recorder.pin_screen();
-        self.journal.push((Instant::now(), Collection::Interactions, self.interactions.len()));
+        self.recorder.record_screen(pin);
+        let at = after(pinned_at);
+        self.journal.push((at, Collection::Interactions, self.interactions.len()));
         self.interactions.push(event);
+        at
+    }
+
+    /// Records an event that sees the screen as it is now.
+    fn record_now(&mut self, event: InteractionEvent) {
+        let (pin, at) = self.pin();
+        self.record_interaction(event, pin, at);
     }
 
     fn handle_text(&mut self, text: &str, now: Instant) {
@@ -175,9 +221,11 @@ impl<'a> Running<'a> {
         self.handle_text(&text, now);
     }
 
-    /// Reads everything the terminal holds right now without waiting.
+    /// Reads everything the terminal holds right now without waiting
+    /// (except for the renderer to take what it was given).
     async fn drain(&mut self, buf: &mut [u8]) {
         while self.output_open {
+            future::poll_fn(|cx| if self.recorder.poll_room(cx) { Poll::Ready(()) } else { Poll::Pending }).await;
             match future::poll_once(futures_lite::AsyncReadExt::read(&mut self.reader, buf)).await {
                 Some(Ok(0)) | Some(Err(_)) => self.output_open = false,
                 Some(Ok(n)) => {
@@ -205,12 +253,26 @@ impl<'a> Running<'a> {
         };
         InteractionEvent {
             sequence: 0,
-            scheduled_at_ms: event.at_ms(),
+            scheduled_at_ms: Some(event.at_ms()),
             dispatched_at_ms: at,
             kind: event.interaction_kind(),
             data,
+            query: None,
             outcome: InteractionOutcome::TargetExited,
             reason: None,
+            screen_before: ScreenBefore::NotRecorded,
+        }
+    }
+
+    /// Starts writing the next reply to a terminal query, when nothing else is written.
+    fn write_reply(&mut self, d: &mut Dispatch<'a>, now: Instant) {
+        if d.pending_input.is_some() {
+            return;
+        }
+        if let Some(reply) = d.replies.pop_front() {
+            let event = reply_event(&reply, ms_between(now, self.launch));
+            d.pending_input =
+                Some(PendingInput { bytes: reply.data.into_bytes(), written: 0, event, pin: Some(reply.pin) });
         }
     }
 
@@ -227,32 +289,40 @@ impl<'a> Running<'a> {
             let (data, kind) = self.event_data(event);
             let record = InteractionEvent {
                 sequence: 0,
-                scheduled_at_ms: event.at_ms(),
+                scheduled_at_ms: Some(event.at_ms()),
                 dispatched_at_ms: ms_between(now, self.launch),
                 kind,
                 data,
+                query: None,
                 outcome: InteractionOutcome::Dispatched,
                 reason: None,
+                screen_before: ScreenBefore::NotRecorded,
             };
+            let (pin, pinned_at) = self.pin();
             match event {
                 Event::Input { data, .. } => {
-                    d.pending_input = Some(PendingInput { bytes: data.as_bytes().to_vec(), written: 0, event: record });
+                    let bytes = data.as_bytes().to_vec();
+                    d.pending_input = Some(PendingInput { bytes, written: 0, event: record, pin });
                 }
                 Event::Resize { columns, rows, .. } => {
                     let mut record = record;
-                    match self.process.resize(TermSize { columns: *columns, rows: *rows }) {
-                        Ok(()) => self.recorder.resize(*columns, *rows, ms_between(now, self.launch)),
-                        Err(e) => {
-                            record.outcome = InteractionOutcome::Failed;
-                            record.reason = Some(e.to_string());
-                        }
+                    let resized = self.process.resize(TermSize { columns: *columns, rows: *rows });
+                    if let Err(e) = &resized {
+                        record.outcome = InteractionOutcome::Failed;
+                        record.reason = Some(e.to_string());
                     }
-                    self.record_interaction(record);
+                    // The resize's state follows its event in the journal.
+                    let recorded = self.record_interaction(record, pin, pinned_at);
+                    if resized.is_ok() {
+                        let at = after(recorded);
+                        self.recorder.resize(*columns, *rows, at, ms_between(at, self.launch));
+                    }
                 }
                 Event::Signal { signal, .. } => {
                     d.pending_signal = Some(PendingSignal {
                         task: Box::pin(deliver_bounded(self.host, self.run, *signal)),
                         event: record,
+                        pin,
                     });
                 }
             }
@@ -273,7 +343,7 @@ impl<'a> Running<'a> {
                     let mut event = p.event;
                     event.outcome = InteractionOutcome::Failed;
                     event.reason = Some(format!("terminal write failed: {e}"));
-                    self.record_interaction(event);
+                    self.record_interaction(event, p.pin, Instant::now());
                 }
             }
             _ => {}
@@ -293,18 +363,22 @@ impl<'a> Running<'a> {
                     });
                 }
             }
-            self.record_interaction(event);
+            self.record_interaction(event, p.pin, Instant::now());
         }
     }
 
     /// Records events not yet dispatched when the run ended as undeliverable.
+    /// Replies not written before the end (the program had exited) are
+    /// recorded `target_exited`, after the renderer parsed all output.
     async fn close_dispatch(&mut self, mut d: Dispatch<'a>, end: Instant) {
         let at = ms_between(end, self.launch);
         if let Some(p) = d.pending_input.take() {
             let mut e = p.event;
             e.outcome = InteractionOutcome::TargetExited;
-            e.data = "<not-dispatched>".into();
-            self.record_interaction(e);
+            if e.kind != InteractionKind::TerminalReply {
+                e.data = "<not-dispatched>".into();
+            }
+            self.record_interaction(e, p.pin, Instant::now());
         }
         if let Some(p) = d.pending_signal.take() {
             let done = p.task.await;
@@ -312,11 +386,17 @@ impl<'a> Running<'a> {
             if !matches!(done, Delivery::Signaled) {
                 e.outcome = InteractionOutcome::TargetExited;
             }
-            self.record_interaction(e);
+            self.record_interaction(e, p.pin, Instant::now());
+        }
+        d.replies.extend(self.recorder.settle_renderer());
+        for reply in std::mem::take(&mut d.replies) {
+            let mut e = reply_event(&reply, at);
+            e.outcome = InteractionOutcome::TargetExited;
+            self.record_interaction(e, Some(reply.pin), Instant::now());
         }
         for event in &self.scenario.events[d.next_event..] {
             let record = self.undelivered(event, at);
-            self.record_interaction(record);
+            self.record_now(record);
         }
     }
 
@@ -335,10 +415,13 @@ impl<'a> Running<'a> {
 
         loop {
             let now = Instant::now();
+            if exit.is_none() {
+                self.write_reply(&mut dispatch, now);
+            }
             self.dispatch_due(&mut dispatch, now);
             if dispatch.pending_input.as_ref().is_some_and(|p| p.written >= p.bytes.len()) {
                 if let Some(p) = dispatch.pending_input.take() {
-                    self.record_interaction(p.event);
+                    self.record_interaction(p.event, p.pin, Instant::now());
                 }
                 continue;
             }
@@ -375,9 +458,10 @@ impl<'a> Running<'a> {
                 if interrupts_open {
                     w.interrupt = ready(self.interrupts.poll_next(cx));
                 }
-                if output_open {
+                if output_open && self.recorder.poll_room(cx) {
                     w.read = ready(Pin::new(&mut self.reader).poll_read(cx, &mut buf));
                 }
+                w.replies = self.recorder.poll_replies(cx);
                 w.exited = ready(self.exit_future.as_mut().poll(cx));
                 let writer = &mut self.writer;
                 w.wrote = dispatch
@@ -414,6 +498,9 @@ impl<'a> Running<'a> {
                     // A busy terminal: read on before polling every other
                     // source again (deadlines are re-checked each turn).
                     for _ in 0..BURST_READS {
+                        if !self.recorder.has_room() {
+                            break;
+                        }
                         match future::poll_once(futures_lite::AsyncReadExt::read(&mut self.reader, &mut buf)).await {
                             Some(Ok(0)) | Some(Err(_)) => {
                                 self.output_open = false;
@@ -430,6 +517,7 @@ impl<'a> Running<'a> {
                 }
                 None => {}
             }
+            dispatch.replies.extend(wakes.replies);
             self.dispatch_progress(&mut dispatch, wakes.wrote, wakes.signal_done);
             if let Some(why) = deadlines.delivered(wakes.deadlines, exit.is_some()) {
                 exit_unobserved = Some(why);

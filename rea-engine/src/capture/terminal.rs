@@ -14,15 +14,18 @@
 //! normalized-text budget (both `limits.output_bytes`). A later, smaller chunk
 //! can still fit after an omission.
 //!
-//! Each retained chunk's original text, and each dispatched resize, is handed
-//! to the renderer (`render`), which produces the rendered states off the
-//! read path. Omitted chunks are never rendered.
+//! Every decoded chunk's original text, retained or omitted, and each
+//! dispatched resize is handed to the renderer (`render`), which produces
+//! the rendered states off the read path: a state follows each retained
+//! chunk, and the screens pinned at events and at the end are built from
+//! the whole stream.
 
+use std::task::Context;
 use std::time::Instant;
 
 use super::normalize::{Normalized, Normalizer};
-use super::render::{Rendered, Renderer, RendererState};
-use crate::evidence::{Frame, NormalizedTerminalTruncation, RawTerminalTruncation};
+use super::render::{PinRef, Rendered, Renderer, RendererState, TerminalReply};
+use crate::evidence::{Frame, NormalizedTerminalTruncation, RawTerminalTruncation, ScreenBefore};
 
 /// Decodes a byte stream as UTF-8 across chunk boundaries.
 #[derive(Debug, Default)]
@@ -112,6 +115,8 @@ pub struct TerminalRecorder {
     rendered: Option<Rendered>,
     /// Invalid sequences behind the next offered chunk's U+FFFDs.
     invalid_utf8: Option<String>,
+    /// The pin behind each recorded interaction event, in record order.
+    screen_pins: Vec<Option<PinRef>>,
 }
 
 impl TerminalRecorder {
@@ -144,6 +149,7 @@ impl TerminalRecorder {
             renderer: None,
             rendered: None,
             invalid_utf8: None,
+            screen_pins: Vec::new(),
         }
     }
 
@@ -157,20 +163,46 @@ impl TerminalRecorder {
         elapsed_ms / self.time_bucket_ms * self.time_bucket_ms
     }
 
-    /// A resize was dispatched `elapsed_ms` after launch: a rendered state follows it.
-    pub fn resize(&mut self, columns: u16, rows: u16, elapsed_ms: u64) {
+    /// A resize was dispatched `elapsed_ms` after launch and recorded at
+    /// `at`: a rendered state follows it.
+    pub fn resize(&mut self, columns: u16, rows: u16, at: Instant, elapsed_ms: u64) {
         let at_ms = self.bucket(elapsed_ms);
         if let Some(r) = self.renderer.as_mut() {
-            r.resize(columns, rows, Instant::now(), at_ms);
+            r.resize(columns, rows, at, at_ms);
         }
     }
 
-    /// A scripted event was dispatched: the current screen is its boundary
-    /// and is kept in preference to intermediate states.
-    pub fn pin_screen(&mut self) {
-        if let Some(r) = self.renderer.as_mut() {
-            r.pin();
-        }
+    /// An event is dispatched `elapsed_ms` after launch: the screen it sees
+    /// is recorded at `at` and kept in preference to intermediate states.
+    pub fn pin_screen(&mut self, at: Instant, elapsed_ms: u64) -> Option<PinRef> {
+        let at_ms = self.bucket(elapsed_ms);
+        self.renderer.as_mut().map(|r| r.pin(at, at_ms))
+    }
+
+    /// The next recorded interaction event saw the screen of `pin`.
+    pub fn record_screen(&mut self, pin: Option<PinRef>) {
+        self.screen_pins.push(pin);
+    }
+
+    /// Whether more output may be read; when not, `cx` is woken when it may.
+    pub fn poll_room(&mut self, cx: &mut Context<'_>) -> bool {
+        self.renderer.as_mut().is_none_or(|r| r.poll_room(cx))
+    }
+
+    /// Whether more output may be read now.
+    pub fn has_room(&self) -> bool {
+        self.renderer.as_ref().is_none_or(Renderer::has_room)
+    }
+
+    /// Replies to terminal queries ready to be written; `cx` is woken when one is.
+    pub fn poll_replies(&mut self, cx: &mut Context<'_>) -> Vec<TerminalReply> {
+        self.renderer.as_mut().map_or_else(Vec::new, |r| r.poll_replies(cx))
+    }
+
+    /// Waits until the renderer parsed everything handed over and returns
+    /// the replies it produced that were not taken yet.
+    pub fn settle_renderer(&mut self) -> Vec<TerminalReply> {
+        self.renderer.as_mut().map_or_else(Vec::new, Renderer::settle)
     }
 
     /// Stops the renderer after the last chunk (the final screen is pinned)
@@ -195,6 +227,19 @@ impl TerminalRecorder {
         if text.is_empty() {
             return None;
         }
+        let at_ms = self.bucket(elapsed_ms);
+        let admitted = self.admit(text, invalid_utf8, at_ms);
+        if let Some(r) = self.renderer.as_mut() {
+            match admitted {
+                Some(_) => r.chunk(text, Instant::now(), at_ms),
+                None => r.text(text, Instant::now(), at_ms),
+            }
+        }
+        admitted
+    }
+
+    /// Retains a chunk when it fits the limits; returns its frame index.
+    fn admit(&mut self, text: &str, invalid_utf8: Option<String>, at_ms: u64) -> Option<usize> {
         let len = text.len() as u64;
         self.raw.observed_chunks += 1;
         self.raw.observed_bytes += len;
@@ -227,10 +272,6 @@ impl TerminalRecorder {
         self.normalized.retained_bytes += data.len() as u64;
         let raw_data = (data != text).then(|| text.to_owned());
         let index = self.frames.len();
-        let at_ms = self.bucket(elapsed_ms);
-        if let Some(r) = self.renderer.as_mut() {
-            r.chunk(text, Instant::now(), at_ms);
-        }
         self.frames.push(Frame { sequence: index as u64, at_ms, data, raw_data, invalid_utf8 });
         Some(index)
     }
@@ -245,7 +286,21 @@ impl TerminalRecorder {
     pub fn finish(mut self, invalid_utf8_bytes: u64) -> TerminalOutput {
         self.raw.invalid_utf8_bytes = invalid_utf8_bytes;
         self.stop_renderer();
-        TerminalOutput { frames: self.frames, raw: self.raw, normalized: self.normalized, rendered: self.rendered }
+        let screens_before = self
+            .screen_pins
+            .iter()
+            .map(|pin| match (pin, &self.rendered) {
+                (Some(pin), Some(r)) => r.screens.get(*pin),
+                _ => ScreenBefore::NotRecorded,
+            })
+            .collect();
+        TerminalOutput {
+            frames: self.frames,
+            raw: self.raw,
+            normalized: self.normalized,
+            rendered: self.rendered,
+            screens_before,
+        }
     }
 }
 
@@ -260,6 +315,8 @@ pub struct TerminalOutput {
     pub normalized: NormalizedTerminalTruncation,
     /// Rendered states, when a renderer ran.
     pub rendered: Option<Rendered>,
+    /// The screen each interaction event saw, in record order.
+    pub screens_before: Vec<ScreenBefore>,
 }
 
 #[cfg(test)]

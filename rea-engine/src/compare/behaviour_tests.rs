@@ -111,6 +111,56 @@ fn screens_count_at_segment_ends_only_and_a_cell_is_located() {
 }
 
 #[test]
+fn a_screen_never_drawn_is_the_blank_screen_of_its_size() {
+    let undrawn = RecordBuilder::new().input(100, 101, "q").rendered(150, &["bye"]).exit(0).build();
+    let blank =
+        RecordBuilder::new().rendered(10, &[""; 24]).input(100, 101, "q").rendered(150, &["bye"]).exit(0).build();
+    let result = compare_records(&undrawn, &blank, None);
+    assert_eq!(status(&result, "terminal"), "unchanged", "{result}");
+    let drawn = RecordBuilder::new().rendered(10, &["x"]).input(100, 101, "q").rendered(150, &["bye"]).exit(0).build();
+    let result = compare_records(&undrawn, &drawn, None);
+    assert_eq!(result["first_divergence"]["path"], "terminal.screens[0].lines[0]", "{result}");
+    assert_eq!(
+        (result["first_divergence"]["left"].as_str(), result["first_divergence"]["right"].as_str()),
+        (Some(""), Some("x"))
+    );
+}
+
+#[test]
+fn terminal_replies_cut_no_segment_and_compare_apart_from_scripted_events() {
+    use crate::evidence::TerminalQuery::{CursorPosition, PrimaryDeviceAttributes};
+    let a = RecordBuilder::new()
+        .frame(0, "$ ")
+        .reply(5, CursorPosition, "\x1b[1;3R")
+        .frame(6, "x")
+        .input(100, 101, "q")
+        .frame(110, "bye")
+        .exit(0)
+        .build();
+    // The same text in one read, the reply after it: the same behaviour.
+    let b = RecordBuilder::new()
+        .frame(0, "$ x")
+        .reply(7, CursorPosition, "\x1b[1;3R")
+        .input(100, 101, "q")
+        .frame(110, "bye")
+        .exit(0)
+        .build();
+    let result = compare_records(&a, &b, None);
+    assert_eq!(result["status"], "unchanged", "{result}");
+    let c = RecordBuilder::new()
+        .frame(0, "$ x")
+        .reply(5, PrimaryDeviceAttributes, "\x1b[?64c")
+        .input(100, 101, "q")
+        .frame(110, "bye")
+        .exit(0)
+        .build();
+    let result = compare_records(&a, &c, None);
+    let d = &dimension(&result, "interaction")["differences"];
+    assert_eq!(d[0]["path"], "terminal_replies[0].query", "{result}");
+    assert_eq!(status(&result, "terminal"), "unchanged", "{result}");
+}
+
+#[test]
 fn timing_differs_only_beyond_the_tolerance() {
     let a = RecordBuilder::new().input(100, 101, "x\r").exit(0).settle(50).build();
     let b = RecordBuilder::new().input(100, 180, "x\r").exit(0).settle(200).build();

@@ -6,11 +6,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::Value;
 
 use super::diff::{Findings, Location, phase, to_value};
-use crate::evidence::{CaptureRecord, FileEffect, FileState, InteractionEvent, InteractionOutcome};
+use crate::evidence::{CaptureRecord, FileEffect, FileState, InteractionEvent, InteractionKind};
 
-/// Segment index that event `i` ends (dispatched events before it).
+/// Segment index that event `i` ends (boundary events before it).
 fn segment_of_event(events: &[InteractionEvent], i: usize) -> usize {
-    events[..i.min(events.len())].iter().filter(|e| e.outcome == InteractionOutcome::Dispatched).count()
+    events[..i.min(events.len())].iter().filter(|e| super::terminal::is_boundary(e)).count()
 }
 
 fn last_segment(l: &CaptureRecord, r: &CaptureRecord) -> usize {
@@ -18,25 +18,43 @@ fn last_segment(l: &CaptureRecord, r: &CaptureRecord) -> usize {
     n(l).max(n(r))
 }
 
-/// Type, data (redacted stays redacted), outcome and order exactly;
-/// `dispatched_at_ms` within the tolerance.
+/// The scripted events (`replies` false) or the terminal replies, with their indexes.
+fn picked(x: &CaptureRecord, replies: bool) -> Vec<(usize, &InteractionEvent)> {
+    let events = x.interaction_events.iter().enumerate();
+    events.filter(|(_, e)| (e.kind == InteractionKind::TerminalReply) == replies).collect()
+}
+
+/// Type, data (redacted stays redacted), query, outcome and order exactly;
+/// `dispatched_at_ms` within the tolerance. Scripted events are compared in
+/// scenario order (`interaction_events[i]` is the scenario's event i), and
+/// replies to terminal queries apart from them in the order they were sent
+/// (`terminal_replies[j]`, the j-th reply): when a reply went out relative
+/// to a scripted event depends on timing, what was asked and answered does
+/// not. `screen_before` names a frame of its own record and is not compared;
+/// the screens themselves are (the terminal dimension).
 pub(super) fn interaction(l: &CaptureRecord, r: &CaptureRecord, tolerance: u64) -> Findings {
     let mut f = Findings::default();
-    let (a, b) = (&l.interaction_events, &r.interaction_events);
-    for i in 0..a.len().max(b.len()) {
-        let segment = segment_of_event(if i < a.len() { a } else { b }, i);
-        let order = (segment, phase::EVENT, i);
-        let path = format!("interaction_events[{i}]");
-        match (a.get(i), b.get(i)) {
-            (Some(x), Some(y)) => {
-                f.field(&format!("{path}.type"), &x.kind, &y.kind, order);
-                f.field(&format!("{path}.data"), &x.data, &y.data, order);
-                f.field(&format!("{path}.outcome"), &x.outcome, &y.outcome, order);
-                f.field(&format!("{path}.reason"), &x.reason, &y.reason, order);
-                f.field(&format!("{path}.scheduled_at_ms"), &x.scheduled_at_ms, &y.scheduled_at_ms, order);
-                f.timing(&format!("{path}.dispatched_at_ms"), x.dispatched_at_ms, y.dispatched_at_ms, tolerance, order);
+    for (name, replies) in [("interaction_events", false), ("terminal_replies", true)] {
+        let (a, b) = (picked(l, replies), picked(r, replies));
+        for i in 0..a.len().max(b.len()) {
+            let (events, at) =
+                if i < a.len() { (&l.interaction_events, a[i].0) } else { (&r.interaction_events, b[i].0) };
+            let segment = segment_of_event(events, at);
+            let order = (segment, phase::EVENT, at);
+            let path = format!("{name}[{i}]");
+            match (a.get(i).map(|p| p.1), b.get(i).map(|p| p.1)) {
+                (Some(x), Some(y)) => {
+                    f.field(&format!("{path}.type"), &x.kind, &y.kind, order);
+                    f.field(&format!("{path}.query"), &x.query, &y.query, order);
+                    f.field(&format!("{path}.data"), &x.data, &y.data, order);
+                    f.field(&format!("{path}.outcome"), &x.outcome, &y.outcome, order);
+                    f.field(&format!("{path}.reason"), &x.reason, &y.reason, order);
+                    f.field(&format!("{path}.scheduled_at_ms"), &x.scheduled_at_ms, &y.scheduled_at_ms, order);
+                    let (p, q) = (x.dispatched_at_ms, y.dispatched_at_ms);
+                    f.timing(&format!("{path}.dispatched_at_ms"), p, q, tolerance, order);
+                }
+                (x, y) => f.push(path, to_value(&x), to_value(&y), Some(Location::Index { segment, index: i }), order),
             }
-            (x, y) => f.push(path, to_value(&x), to_value(&y), Some(Location::Index { segment, index: i }), order),
         }
     }
     f

@@ -12,13 +12,24 @@
 //! Invalid UTF-8 became U+FFFD in `data`, which loses the bytes; each
 //! frame's `invalid_utf8` keeps them, and a segment's invalid sequences are
 //! compared too, so different bytes never compare equal.
+//!
+//! Replies to terminal queries (`terminal_reply`) are no boundaries: rea
+//! sends them where the program's query is parsed, so a boundary there
+//! would depend on how the output was cut into reads.
+//!
+//! A screen never drawn is the blank screen of the terminal's size at that
+//! point (the scenario's size, changed by each dispatched resize before it):
+//! a side that drew nothing and one that drew only invisible sequences show
+//! the same screen.
 
 use std::collections::HashMap;
 
-use serde_json::{Value, json};
+use serde_json::json;
 
-use super::diff::{Findings, Location, phase, text_difference, to_value};
-use crate::evidence::{CaptureRecord, InteractionOutcome, RenderedFrame};
+use super::diff::{Findings, Location, phase, text_difference};
+use crate::evidence::{
+    ActiveBuffer, CaptureRecord, InteractionEvent, InteractionKind, InteractionOutcome, RenderedFrame, ScreenLines,
+};
 
 /// A truncated terminal's retained text after its first omitted chunk can
 /// hold later, smaller chunks, whose total is below the omitted chunk's
@@ -34,6 +45,8 @@ pub(super) struct Segmented<'a> {
     invalid: Vec<Vec<&'a str>>,
     /// The screen ending each segment, when one was rendered before it.
     screens: Vec<Option<&'a RenderedFrame>>,
+    /// The terminal's size (columns, rows) during each segment.
+    sizes: Vec<(u16, u16)>,
     /// Bytes of the whole stream known to precede any omission.
     clean_bytes: usize,
     /// Whether rendered states were omitted.
@@ -42,6 +55,45 @@ pub(super) struct Segmented<'a> {
 
 fn journal_positions(r: &CaptureRecord) -> HashMap<(&str, u64), u64> {
     r.event_journal.iter().map(|e| ((e.collection.as_str(), e.index), e.capture_order)).collect()
+}
+
+/// Whether an event cuts the stream into segments: a dispatched scripted event.
+pub(super) fn is_boundary(e: &InteractionEvent) -> bool {
+    e.outcome == InteractionOutcome::Dispatched && e.kind != InteractionKind::TerminalReply
+}
+
+/// The committed terminal size, then the size after each boundary event.
+fn segment_sizes(r: &CaptureRecord) -> Vec<(u16, u16)> {
+    let terminal = &r.manifest.scenario["terminal"];
+    let dimension =
+        |key: &str, default: u16| terminal[key].as_u64().and_then(|v| u16::try_from(v).ok()).unwrap_or(default);
+    let mut size = (dimension("columns", 80), dimension("rows", 24));
+    let mut sizes = vec![size];
+    for e in r.interaction_events.iter().filter(|e| is_boundary(e)) {
+        if e.kind == InteractionKind::Resize
+            && let Some((c, rows)) = e.data.split_once('x')
+            && let (Ok(c), Ok(rows)) = (c.parse(), rows.parse())
+        {
+            size = (c, rows);
+        }
+        sizes.push(size);
+    }
+    sizes
+}
+
+/// The screen of a terminal nothing was drawn on.
+fn blank((columns, rows): (u16, u16)) -> RenderedFrame {
+    RenderedFrame {
+        sequence: 0,
+        at_ms: 0,
+        columns,
+        rows,
+        cursor_x: 0,
+        cursor_y: 0,
+        active_buffer: ActiveBuffer::Normal,
+        lines: (0..rows).map(|_| "").collect::<ScreenLines>(),
+        serialized_state: String::new(),
+    }
 }
 
 impl<'a> Segmented<'a> {
@@ -63,7 +115,7 @@ impl<'a> Segmented<'a> {
             .interaction_events
             .iter()
             .enumerate()
-            .filter(|(_, e)| e.outcome == InteractionOutcome::Dispatched)
+            .filter(|(_, e)| is_boundary(e))
             .map(|(i, e)| key("interaction_events", i, e.dispatched_at_ms))
             .collect();
         let segment_of = |k: u64| boundaries.partition_point(|&b| b < k);
@@ -92,7 +144,8 @@ impl<'a> Segmented<'a> {
             || td.normalized_terminal.as_ref().is_some_and(|n| n.truncated);
         // Only a frame-limit omission keeps an exact prefix.
         let clean_bytes = if budget_omission { total.saturating_sub(TRUNCATION_MARGIN_BYTES) } else { total };
-        Segmented { segments, invalid, screens, clean_bytes, rendered_truncated: td.rendered_terminal.truncated }
+        let sizes = segment_sizes(r);
+        Segmented { segments, invalid, screens, sizes, clean_bytes, rendered_truncated: td.rendered_terminal.truncated }
     }
 
     /// Whether nothing was printed or rendered.
@@ -142,6 +195,10 @@ pub(super) fn compare(l: &Segmented<'_>, r: &Segmented<'_>) -> (Findings, bool) 
     let rendered_exact = !l.rendered_truncated && !r.rendered_truncated;
     for k in 0..n {
         let (a, b) = (l.screens.get(k).copied().flatten(), r.screens.get(k).copied().flatten());
+        // A side that drew nothing shows the blank screen of its size.
+        let size = |s: &Segmented<'_>| s.sizes.get(k).or(s.sizes.last()).copied().unwrap_or((80, 24));
+        let (blank_a, blank_b) = (a.is_none().then(|| blank(size(l))), b.is_none().then(|| blank(size(r))));
+        let (a, b) = (a.or(blank_a.as_ref()), b.or(blank_b.as_ref()));
         let before = f.differences.len();
         screen(&mut f, k, a, b);
         if f.differences.len() > before {
@@ -153,15 +210,7 @@ pub(super) fn compare(l: &Segmented<'_>, r: &Segmented<'_>) -> (Findings, bool) 
 
 fn screen(f: &mut Findings, k: usize, a: Option<&RenderedFrame>, b: Option<&RenderedFrame>) {
     let path = format!("terminal.screens[{k}]");
-    let (a, b) = match (a, b) {
-        (None, None) => return,
-        (Some(a), Some(b)) => (a, b),
-        (a, b) => {
-            let lines = |s: Option<&RenderedFrame>| s.map_or(Value::Null, |s| to_value(&s.lines));
-            f.push(path, lines(a), lines(b), None, (k, phase::SCREEN, 0));
-            return;
-        }
-    };
+    let (Some(a), Some(b)) = (a, b) else { return };
     let order = (k, phase::SCREEN, 0);
     f.field(&format!("{path}.size"), &(a.columns, a.rows), &(b.columns, b.rows), order);
     f.field(&format!("{path}.active_buffer"), &a.active_buffer, &b.active_buffer, order);

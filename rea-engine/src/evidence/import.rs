@@ -333,6 +333,7 @@ pub(crate) fn check_record(r: &CaptureRecord) -> Result<(), Broken> {
     for (i, e) in r.interaction_events.iter().enumerate() {
         let p = format!("interaction_events[{i}]");
         require(e.sequence == i as u64, &format!("{p}.sequence"), || format!("{} is not {i}", e.sequence))?;
+        check_interaction(e, &p, r.rendered_frames.len())?;
     }
     for (i, s) in r.process_samples.iter().enumerate().skip(1) {
         require(s.at_ms >= r.process_samples[i - 1].at_ms, &format!("process_samples[{i}].at_ms"), || {
@@ -376,6 +377,24 @@ pub(crate) fn check_record(r: &CaptureRecord) -> Result<(), Broken> {
     require(r.truncated == any, "truncated", || format!("is {} but truncation_details says {any}", r.truncated))?;
 
     check_journal(r)
+}
+
+/// A reply to a terminal query has a query and no schedule; a scripted
+/// event the reverse; `screen_before` names a frame of the record.
+fn check_interaction(e: &InteractionEvent, p: &str, rendered_frames: usize) -> Result<(), Broken> {
+    let reply = e.kind == InteractionKind::TerminalReply;
+    require(e.query.is_some() == reply, &format!("{p}.query"), || {
+        if reply { "is required for a terminal_reply".into() } else { format!("is present on a {} event", e.kind) }
+    })?;
+    require(e.scheduled_at_ms.is_none() == reply, &format!("{p}.scheduled_at_ms"), || {
+        if reply { "must be null for a terminal_reply".into() } else { format!("is null on a {} event", e.kind) }
+    })?;
+    if let Some(n) = e.screen_before.frame() {
+        require((n as usize) < rendered_frames, &format!("{p}.screen_before"), || {
+            format!("{n} is outside rendered_frames ({rendered_frames} entries)")
+        })?;
+    }
+    Ok(())
 }
 
 fn check_journal(r: &CaptureRecord) -> Result<(), Broken> {

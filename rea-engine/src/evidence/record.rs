@@ -215,26 +215,76 @@ pub struct RenderedFrame {
     pub serialized_state: String,
 }
 
-/// A scheduled interaction's outcome.
+/// A scheduled interaction's outcome, or a reply rea sent to a terminal query.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct InteractionEvent {
     /// Dispatch order, from 0.
     pub sequence: u64,
-    /// The scenario's `at_ms`.
-    pub scheduled_at_ms: u64,
+    /// The scenario's `at_ms`; null for a `terminal_reply`, which no scenario schedules.
+    pub scheduled_at_ms: Option<u64>,
     /// Raw milliseconds after launch when it was dispatched (or found undeliverable).
     pub dispatched_at_ms: u64,
-    /// `input`, `resize` or `signal`.
+    /// `input`, `resize`, `signal` or `terminal_reply`.
     #[serde(rename = "type")]
     pub kind: InteractionKind,
-    /// Input text (or its redaction), `<cols>x<rows>`, or the signal name.
+    /// Input text (or its redaction), `<cols>x<rows>`, the signal name, or the reply sent.
     pub data: String,
+    /// The query a `terminal_reply` answers; absent on every other type.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub query: Option<TerminalQuery>,
     /// `dispatched`, `target_exited` or `failed`.
     pub outcome: InteractionOutcome,
     /// Why a `failed` dispatch failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// The rendered frame the event saw (see [`ScreenBefore`]).
+    #[serde(default, skip_serializing_if = "ScreenBefore::is_not_recorded")]
+    pub screen_before: ScreenBefore,
+}
+
+/// `interaction_events[].screen_before`: the screen an event saw.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ScreenBefore {
+    /// Absent: a capture made before the field existed, one without a
+    /// renderer, or a screen that did not fit the rendered budget.
+    #[default]
+    NotRecorded,
+    /// `null`: nothing had been drawn, so the screen was blank.
+    Blank,
+    /// The `sequence` of the rendered frame that was on screen.
+    Frame(u64),
+}
+
+impl ScreenBefore {
+    /// Whether the field is absent from the record.
+    pub fn is_not_recorded(&self) -> bool {
+        *self == ScreenBefore::NotRecorded
+    }
+
+    /// The frame's sequence, when one is named.
+    pub fn frame(self) -> Option<u64> {
+        match self {
+            ScreenBefore::Frame(n) => Some(n),
+            ScreenBefore::NotRecorded | ScreenBefore::Blank => None,
+        }
+    }
+}
+
+impl Serialize for ScreenBefore {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            ScreenBefore::Frame(n) => s.serialize_u64(*n),
+            // `NotRecorded` is skipped by the field; written alone it is null too.
+            ScreenBefore::Blank | ScreenBefore::NotRecorded => s.serialize_none(),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for ScreenBefore {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<ScreenBefore, D::Error> {
+        Ok(Option::<u64>::deserialize(d)?.map_or(ScreenBefore::Blank, ScreenBefore::Frame))
+    }
 }
 
 /// How the launched process ended.

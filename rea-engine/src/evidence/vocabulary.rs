@@ -76,6 +76,40 @@ vocabulary! {
         Resize = "resize",
         /// A signal sent to the launched process.
         Signal = "signal",
+        /// rea's answer to a query the program sent to its terminal.
+        TerminalReply = "terminal_reply",
+    }
+}
+
+vocabulary! {
+    /// The query a `terminal_reply` answers (`interaction_events[].query`).
+    TerminalQuery {
+        /// Device status report, `CSI 5 n`.
+        StatusReport = "status_report",
+        /// Cursor position report, `CSI 6 n`.
+        CursorPosition = "cursor_position",
+        /// Extended cursor position report (DECXCPR), `CSI ? 6 n`.
+        ExtendedCursorPosition = "extended_cursor_position",
+        /// Primary device attributes, `CSI c` or `CSI 0 c`.
+        PrimaryDeviceAttributes = "primary_device_attributes",
+        /// Secondary device attributes, `CSI > c` or `CSI > 0 c`.
+        SecondaryDeviceAttributes = "secondary_device_attributes",
+        /// The terminal's name and version (XTVERSION), `CSI > q` or `CSI > 0 q`.
+        TerminalVersion = "terminal_version",
+        /// The default foreground colour, `OSC 10 ; ?`.
+        ForegroundColor = "foreground_color",
+        /// The default background colour, `OSC 11 ; ?`.
+        BackgroundColor = "background_color",
+        /// Palette colours, `OSC 4 ; n ; ?`.
+        PaletteColor = "palette_color",
+        /// The kitty keyboard protocol's current flags, `CSI ? u`.
+        KittyKeyboardFlags = "kitty_keyboard_flags",
+        /// Whether the window is iconified, `CSI 11 t`.
+        WindowState = "window_state",
+        /// The text area's size in characters, `CSI 18 t`.
+        TextAreaSize = "text_area_size",
+        /// The screen's size in characters, `CSI 19 t`.
+        ScreenSize = "screen_size",
     }
 }
 

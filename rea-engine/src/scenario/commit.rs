@@ -19,6 +19,8 @@ pub const RENDERED_LINE_FORMAT: &str = "trim-trailing-spaces-v1";
 pub const PORT_NORMALIZATION_VERSION: &str = "endpoint-ports-v1";
 /// Committed pattern semantics, present only with custom patterns.
 pub const PATTERN_NORMALIZATION_VERSION: &str = "literal-replacements-v1";
+/// Committed terminal-reply profile, present while `terminal.answer_queries` is true.
+pub const TERMINAL_QUERY_REPLIES: &str = "xterm-v1";
 
 /// The placeholder persisted for a sensitive input of `len` UTF-8 bytes.
 pub fn redacted_input(len: usize) -> String {
@@ -72,7 +74,10 @@ fn common(r: &ResolvedScenario, m: &mut Map<String, Value>) {
     m.insert("working_directory".into(), r.working_directory_str().into());
     m.insert("environment".into(), serde_json::to_value(&s.environment).unwrap_or(Value::Null));
     m.insert("filesystem_observation_paths".into(), json!(r.observation_path_strs()));
-    m.insert("terminal".into(), serde_json::to_value(s.terminal).unwrap_or(Value::Null));
+    // `answer_queries` is committed as `terminal_query_replies` (below), so
+    // the terminal object keeps the shape older captures committed.
+    let t = &s.terminal;
+    m.insert("terminal".into(), json!({"columns": t.columns, "rows": t.rows, "scrollback": t.scrollback}));
     m.insert("events".into(), events_projection(&s.events));
     m.insert("timeout_ms".into(), s.timeout_ms.into());
     m.insert("idle_timeout_ms".into(), s.idle_timeout_ms.into());
@@ -82,6 +87,11 @@ fn common(r: &ResolvedScenario, m: &mut Map<String, Value>) {
     }
     m.insert("limits".into(), serde_json::to_value(s.limits).unwrap_or(Value::Null));
     m.insert("normalization".into(), normalization_projection(&s.normalization));
+    // Replies change what the program reads, so they are part of the
+    // scenario and the contract; without them both keep their older form.
+    if t.answer_queries {
+        m.insert("terminal_query_replies".into(), TERMINAL_QUERY_REPLIES.into());
+    }
 }
 
 /// `manifest.scenario`: the resolved scenario with defaults applied, secrets

@@ -16,8 +16,8 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 pub use commit::{
-    PATTERN_NORMALIZATION_VERSION, PORT_NORMALIZATION_VERSION, RENDERED_LINE_FORMAT, comparison_contract,
-    normalization_projection, redacted_input, scenario_commitment,
+    PATTERN_NORMALIZATION_VERSION, PORT_NORMALIZATION_VERSION, RENDERED_LINE_FORMAT, TERMINAL_QUERY_REPLIES,
+    comparison_contract, normalization_projection, redacted_input, scenario_commitment,
 };
 pub use model::*;
 pub use resolve::{ResolveError, ResolvedScenario, Resolver};

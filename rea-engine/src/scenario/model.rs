@@ -142,6 +142,11 @@ pub struct Terminal {
     #[serde(default = "default_scrollback")]
     #[schemars(range(max = 10000))]
     pub scrollback: u16,
+    /// Reply to the program's terminal queries (cursor position, device
+    /// attributes, colours, sizes) as xterm would; each reply is recorded as
+    /// a `terminal_reply` interaction event.
+    #[serde(default = "default_answer_queries")]
+    pub answer_queries: bool,
 }
 
 fn default_columns() -> u16 {
@@ -153,10 +158,18 @@ fn default_rows() -> u16 {
 fn default_scrollback() -> u16 {
     1000
 }
+fn default_answer_queries() -> bool {
+    true
+}
 
 impl Default for Terminal {
     fn default() -> Self {
-        Terminal { columns: default_columns(), rows: default_rows(), scrollback: default_scrollback() }
+        Terminal {
+            columns: default_columns(),
+            rows: default_rows(),
+            scrollback: default_scrollback(),
+            answer_queries: default_answer_queries(),
+        }
     }
 }
 

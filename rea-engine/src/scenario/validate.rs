@@ -361,17 +361,21 @@ impl Validator {
 
     fn terminal(&mut self, value: &mut Value) -> Option<Terminal> {
         let map = self.object("terminal", value)?;
-        self.unknown_keys("terminal", map, &["columns", "rows", "scrollback"]);
+        self.unknown_keys("terminal", map, &["columns", "rows", "scrollback", "answer_queries"]);
+        let answer_queries = match map.get("answer_queries") {
+            Some(v) => self.boolean("terminal.answer_queries", v),
+            None => Some(true),
+        };
         let columns = self.optional_integer("terminal", map, "columns", 1, MAX_TERMINAL_DIMENSION, 80);
         let rows = self.optional_integer("terminal", map, "rows", 1, MAX_TERMINAL_DIMENSION, 24);
         let scrollback = self.optional_integer("terminal", map, "scrollback", 0, MAX_SCROLLBACK, 1000);
-        let (columns, rows, scrollback) = (columns?, rows?, scrollback?);
+        let (columns, rows, scrollback, answer_queries) = (columns?, rows?, scrollback?, answer_queries?);
         if let Some(rule) = cell_budget_rule(columns, rows, scrollback) {
             self.issue("terminal", rule);
             return None;
         }
         // The bounds above keep each value within u16.
-        Some(Terminal { columns: columns as u16, rows: rows as u16, scrollback: scrollback as u16 })
+        Some(Terminal { columns: columns as u16, rows: rows as u16, scrollback: scrollback as u16, answer_queries })
     }
 
     fn events(&mut self, value: &mut Value, timeout: Option<u64>, terminal: Option<Terminal>) {

@@ -54,12 +54,14 @@ fn interaction(sequence: usize, event: &Event) -> InteractionEvent {
     };
     InteractionEvent {
         sequence: sequence as u64,
-        scheduled_at_ms: event.at_ms(),
+        scheduled_at_ms: Some(event.at_ms()),
         dispatched_at_ms: event.at_ms() + 1,
         kind,
         data,
+        query: None,
         outcome: InteractionOutcome::Dispatched,
         reason: None,
+        screen_before: crate::evidence::ScreenBefore::NotRecorded,
     }
 }
 

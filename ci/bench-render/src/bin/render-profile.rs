@@ -10,7 +10,14 @@ fn main() {
     let path = std::env::args().nth(1).expect("usage: render-profile STREAM_FILE");
     let data = std::fs::read_to_string(path).expect("read the stream");
     let normalizer = Normalizer::new(&rea_engine::scenario::Normalization::default(), &HostValues::default());
-    let settings = RenderSettings { columns: 120, rows: 40, scrollback: 1000, budget_bytes: 10_000_000, frame_limit: 100_000 };
+    let settings = RenderSettings {
+        columns: 120,
+        rows: 40,
+        scrollback: 1000,
+        budget_bytes: 10_000_000,
+        frame_limit: 100_000,
+        answer_queries: true,
+    };
     let mut chunks = Vec::new();
     let mut rest = data.as_str();
     while !rest.is_empty() {

@@ -52,13 +52,18 @@ fn every_retained_chunk_is_rendered_and_journaled_after_its_frame() {
 }
 
 #[test]
-fn omitted_chunks_are_not_rendered_and_a_limitation_says_so() {
+fn omitted_chunks_are_parsed_and_the_final_screen_is_kept() {
     let world = FakeWorld::new();
-    world.write_output(b"0123456789");
+    // One chunk over the 100-byte budget; its final screen fits the rendered budget.
+    world.write_output(format!("{}\x1b[2J\x1b[Hfinal", "a".repeat(120)).as_bytes());
     world.exit(ExitStatus::Code(0));
-    let r = run(&world, json!({"executable": "sh", "settle_ms": 0, "limits": {"output_bytes": 4}}));
+    let scenario = json!({
+        "executable": "sh", "settle_ms": 0, "terminal": {"columns": 20, "rows": 2}, "limits": {"output_bytes": 100}
+    });
+    let r = run(&world, scenario);
     assert!(r.frames.is_empty());
-    assert!(r.rendered_frames.is_empty());
-    assert_eq!(r.truncation_details.rendered_terminal.observed_frames, 0);
-    assert!(r.limitations.iter().any(|l| l.starts_with("Rendered terminal states are built from the retained chunks")));
+    assert_eq!(r.rendered_frames.len(), 1, "the final screen");
+    assert_eq!(r.rendered_frames[0].lines, ["final", ""]);
+    assert_eq!(r.truncation_details.rendered_terminal.observed_frames, 1);
+    assert!(!r.limitations.iter().any(|l| l.contains("render")));
 }

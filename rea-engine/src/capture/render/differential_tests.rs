@@ -200,6 +200,8 @@ fn the_renderer_keeps_what_the_straightforward_pipeline_keeps() {
                 budget_bytes: budget,
                 frame_limit: frames,
                 secrets: Default::default(),
+                // Replies pin extra states; this test is about retention.
+                answer_queries: false,
             };
             let now = Instant::now();
             let mut renderer = Renderer::start(settings.clone(), normalizer.clone());
@@ -220,12 +222,12 @@ fn the_renderer_keeps_what_the_straightforward_pipeline_keeps() {
                     }
                 }
                 if i % 7 == 6 {
-                    renderer.pin();
+                    renderer.pin(now, i as u64);
                     log.pin_latest();
                 }
             }
             let rendered = renderer.finish();
-            let (want, account) = log.finish();
+            let (want, account, _) = log.finish();
             let what = format!("{name}, budget {budget}, {frames} frames");
             assert_eq!(rendered.account, account, "{what}: accounting");
             if name == "random stream" && budget < 10_000_000 {

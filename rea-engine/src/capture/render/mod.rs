@@ -1,17 +1,32 @@
 //! Rendered terminal states: an emulator (avt, chosen by measurement in
-//! `docs/terminal-emulator.md`) parses every admitted chunk and every resize
-//! on its own thread, and a state is produced after each one.
+//! `docs/terminal-emulator.md`) parses every byte read from the PTY, admitted
+//! to the raw budget or not, on its own thread.
 //!
-//! The run loop only hands over what it already admitted, and never waits
-//! for the emulator: the queue needs no cap of its own because everything
-//! that can enter it is capped already. Admitted text is at most
-//! `limits.output_bytes` (≤ 10 MB; 1 MB by default) for the whole capture,
-//! and resizes and event marks are at most the scenario's events, so the
-//! queue never grows with the program's output: a program printing 256 MiB
-//! at the default limits renders about 1 MB. Neither coalescing (every
-//! admitted chunk needs its own state) nor back-pressure (it would slow the
-//! PTY drain to the emulator's pace) is needed.
+//! A state is produced after each admitted chunk and each resize (as the
+//! specification says), and whenever the screen is pinned: before each
+//! interaction event and at the end, when the screen changed since the last
+//! state. So every recorded screen is the screen at that moment, built from
+//! the whole stream.
+//!
+//! Hand-over and back-pressure (see `docs/decisions.md`, "The emulator sees
+//! every byte"): the run loop appends text to one pending batch and marks
+//! (state due, resize, pin) at offsets into it; the thread takes the whole
+//! batch at once, feeds the text between marks in single calls, and takes a
+//! state only at a mark. Parsing alone is cheap next to a state (dump, rows,
+//! normalization), so text that is not admitted costs only its parse. The
+//! pending batch is capped at [`PENDING_CAP`] bytes: while it is full the run
+//! loop stops reading the PTY (the kernel's buffer then blocks the program,
+//! as a slow terminal would) and resumes when the thread takes the batch.
+//! Memory is therefore at most two batches whatever the output size, and the
+//! drain is slowed only when the emulator parses slower than the program
+//! writes.
+//!
+//! Terminal queries (`queries`) are found in the same stream order: the
+//! thread feeds the text up to a query's end, answers it from the
+//! emulator's state (the cursor after everything before it), pins the screen
+//! and hands the reply to the run loop, which writes it.
 
+mod queries;
 mod retain;
 mod screen;
 
@@ -24,29 +39,115 @@ mod fixtures;
 #[cfg(test)]
 mod oracle;
 #[cfg(test)]
+mod pipeline_tests;
+#[cfg(test)]
 mod tests;
 
-use std::sync::mpsc::{Receiver, Sender, channel};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::task::{Context, Waker};
 use std::thread::JoinHandle;
 use std::time::Instant;
 
+pub use queries::MAX_TERMINAL_REPLIES;
 pub use screen::{EMULATOR, EMULATOR_NAME, EMULATOR_VERSION};
 
-use self::retain::RenderedLog;
+use self::queries::{QueryScanner, Reply};
+use self::retain::{RenderedLog, Target};
 use self::screen::Screen;
 use super::normalize::Normalizer;
 use super::redact_screen::ScreenSecrets;
-use crate::evidence::{RenderedFrame, RenderedTerminalTruncation};
+use crate::evidence::{RenderedFrame, RenderedTerminalTruncation, ScreenBefore, TerminalQuery};
 
-/// What the emulator is given, in production order.
+/// Most pending text, in bytes, before the run loop stops reading the PTY.
+pub const PENDING_CAP: usize = 4 * 1024 * 1024;
+
+/// What happens at an offset of the pending text.
 #[derive(Debug)]
-enum Input {
-    /// An admitted chunk's original text.
-    Chunk { text: String, at: Instant, at_ms: u64 },
-    /// A dispatched resize.
+enum Mark {
+    /// An admitted chunk ended here: a state is due.
+    State { at: Instant, at_ms: u64 },
+    /// A dispatched resize: a (pinned) state follows it.
     Resize { columns: u16, rows: u16, at: Instant, at_ms: u64 },
-    /// A scripted event was dispatched: the current screen is its boundary.
-    Pin,
+    /// A scripted event was dispatched: the screen it saw is pinned.
+    Pin { at: Instant, at_ms: u64 },
+    /// Text that was not admitted ended here (read at that time): no state is due.
+    Read { at: Instant, at_ms: u64 },
+}
+
+impl Mark {
+    /// When the text before the mark was read.
+    fn time(&self) -> (Instant, u64) {
+        match *self {
+            Mark::State { at, at_ms }
+            | Mark::Resize { at, at_ms, .. }
+            | Mark::Pin { at, at_ms }
+            | Mark::Read { at, at_ms } => (at, at_ms),
+        }
+    }
+}
+
+/// Text not yet parsed and the marks inside it (every piece of text is
+/// followed by a mark that says when it was read).
+#[derive(Debug, Default)]
+struct Batch {
+    text: String,
+    marks: Vec<(usize, Mark)>,
+}
+
+impl Batch {
+    fn is_empty(&self) -> bool {
+        self.text.is_empty() && self.marks.is_empty()
+    }
+}
+
+/// What the run loop and the thread share.
+#[derive(Debug, Default)]
+struct Queue {
+    batch: Batch,
+    /// The thread is parsing a batch it took.
+    busy: bool,
+    /// No more input will come.
+    closed: bool,
+    /// The run loop's waker, woken when room appears or a reply is ready.
+    waker: Option<Waker>,
+    /// Replies not yet taken by the run loop.
+    replies: Vec<TerminalReply>,
+}
+
+#[derive(Debug, Default)]
+struct Shared {
+    queue: Mutex<Queue>,
+    changed: Condvar,
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, Queue> {
+        self.queue.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn wait<'a>(&self, guard: MutexGuard<'a, Queue>) -> MutexGuard<'a, Queue> {
+        self.changed.wait(guard).unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// Which screen an interaction event saw, resolved when the renderer ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PinRef {
+    /// The n-th pin the run loop asked for.
+    Event(usize),
+    /// The screen at the n-th reply the thread produced.
+    Reply(usize),
+}
+
+/// A reply to a terminal query, for the run loop to write and record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TerminalReply {
+    /// What was asked.
+    pub query: TerminalQuery,
+    /// The bytes to write.
+    pub data: String,
+    /// The screen when the query was seen.
+    pub pin: PinRef,
 }
 
 /// The size and limits a renderer starts with.
@@ -64,6 +165,8 @@ pub struct RenderSettings {
     pub frame_limit: u64,
     /// Sensitive inputs' text, replaced in every state before it is recorded.
     pub secrets: ScreenSecrets,
+    /// `terminal.answer_queries`: reply to terminal queries as xterm would.
+    pub answer_queries: bool,
 }
 
 /// How the renderer ended (the progress line's `terminal_renderer`).
@@ -94,6 +197,10 @@ pub struct Rendered {
     pub account: RenderedTerminalTruncation,
     /// How the renderer ended.
     pub state: RendererState,
+    /// The screen each pin saw.
+    pub screens: Screens,
+    /// Whether queries went unanswered because [`MAX_TERMINAL_REPLIES`] were sent.
+    pub replies_capped: bool,
 }
 
 /// The current state as it is recorded: secrets rebuilt on screen replaced.
@@ -103,49 +210,185 @@ fn recorded(screen: &mut Screen, secrets: &ScreenSecrets, at_ms: u64) -> screen:
     snapshot
 }
 
+/// The resolved pins: the frame each one names.
+#[derive(Debug, Default)]
+pub struct Screens {
+    events: Vec<ScreenBefore>,
+    replies: Vec<ScreenBefore>,
+}
+
+impl Screens {
+    /// The screen a pin saw (`NotRecorded` when it was not kept).
+    pub fn get(&self, pin: PinRef) -> ScreenBefore {
+        let found = match pin {
+            PinRef::Event(i) => self.events.get(i),
+            PinRef::Reply(i) => self.replies.get(i),
+        };
+        found.copied().unwrap_or(ScreenBefore::NotRecorded)
+    }
+}
+
+/// What the thread hands back when it ends.
+type Outcome = (Vec<(Instant, RenderedFrame)>, RenderedTerminalTruncation, Screens, bool);
+
 struct Worker {
     screen: Screen,
     log: RenderedLog,
+    scanner: Option<QueryScanner>,
+    /// Anything was fed or resized: the screen is no longer the blank one.
+    drawn: bool,
+    /// Text was fed since the last state.
+    dirty: bool,
+    /// When the newest text or mark was seen, for the final state.
+    last: Option<(Instant, u64)>,
+    event_pins: Vec<Target>,
+    reply_pins: Vec<Target>,
+    shared: Arc<Shared>,
     secrets: ScreenSecrets,
 }
 
 impl Worker {
-    fn new(settings: &RenderSettings, normalizer: Normalizer) -> Worker {
+    fn new(settings: &RenderSettings, normalizer: Normalizer, shared: Arc<Shared>) -> Worker {
         let bound = settings.budget_bytes;
         Worker {
             screen: Screen::new(settings.columns, settings.rows, settings.scrollback, normalizer, bound),
             log: RenderedLog::new(settings.budget_bytes, settings.frame_limit),
+            scanner: settings.answer_queries.then(QueryScanner::default),
+            drawn: false,
+            dirty: false,
+            last: None,
+            event_pins: Vec::new(),
+            reply_pins: Vec::new(),
+            shared,
             secrets: settings.secrets.clone(),
         }
     }
 
-    fn apply(&mut self, input: Input) {
-        match input {
-            Input::Chunk { text, at, at_ms } => {
-                self.screen.feed(&text);
-                self.log.offer(at, recorded(&mut self.screen, &self.secrets, at_ms), false);
-            }
-            Input::Resize { columns, rows, at, at_ms } => {
-                self.screen.resize(columns, rows);
-                self.log.offer(at, recorded(&mut self.screen, &self.secrets, at_ms), true);
-            }
-            Input::Pin => self.log.pin_latest(),
+    /// Parses text; queries in it are answered where they end.
+    fn feed(&mut self, text: &str, at: Instant, at_ms: u64) {
+        if text.is_empty() {
+            return;
+        }
+        self.drawn = true;
+        let mut start = 0;
+        while let Some((end, query)) = self.scanner.as_mut().and_then(|s| s.next_query(text, start)) {
+            self.screen.feed(&text[start..end]);
+            self.dirty = true;
+            start = end;
+            self.answer(query, at, at_ms);
+        }
+        if start < text.len() {
+            self.screen.feed(&text[start..]);
+            self.dirty = true;
         }
     }
 
-    fn run(mut self, inputs: Receiver<Input>) -> (Vec<(Instant, RenderedFrame)>, RenderedTerminalTruncation) {
-        for input in inputs {
-            self.apply(input);
+    fn answer(&mut self, query: queries::Query, at: Instant, at_ms: u64) {
+        let Some(scanner) = self.scanner.as_mut() else { return };
+        let Some(Reply { query, data }) = scanner.reply(&query, self.screen.cursor(), self.screen.size()) else {
+            return;
+        };
+        let target = self.pin_now(at, at_ms);
+        let pin = PinRef::Reply(self.reply_pins.len());
+        self.reply_pins.push(target);
+        let mut queue = self.shared.lock();
+        queue.replies.push(TerminalReply { query, data, pin });
+        if let Some(w) = queue.waker.take() {
+            w.wake();
         }
-        self.log.finish()
+    }
+
+    /// The current screen as a pinned state: a new one when text was fed
+    /// since the last, else the last.
+    fn pin_now(&mut self, at: Instant, at_ms: u64) -> Target {
+        if !self.drawn {
+            return Target::Blank;
+        }
+        if self.dirty {
+            self.dirty = false;
+            return self.log.offer(at, recorded(&mut self.screen, &self.secrets, at_ms), true);
+        }
+        self.log.pin_latest()
+    }
+
+    fn mark(&mut self, mark: Mark) {
+        self.last = Some(mark.time());
+        match mark {
+            Mark::State { at, at_ms } => {
+                self.dirty = false;
+                self.log.offer(at, recorded(&mut self.screen, &self.secrets, at_ms), false);
+            }
+            Mark::Resize { columns, rows, at, at_ms } => {
+                self.screen.resize(columns, rows);
+                self.drawn = true;
+                self.dirty = false;
+                self.log.offer(at, recorded(&mut self.screen, &self.secrets, at_ms), true);
+            }
+            Mark::Pin { at, at_ms } => {
+                let target = self.pin_now(at, at_ms);
+                self.event_pins.push(target);
+            }
+            Mark::Read { .. } => {}
+        }
+    }
+
+    /// Feeds the text before `mark` (read at its time), then applies it.
+    fn step(&mut self, text: &str, mark: Mark) {
+        let (at, at_ms) = mark.time();
+        self.feed(text, at, at_ms);
+        self.mark(mark);
+    }
+
+    /// Parses a batch, taking a state at each mark.
+    fn process(&mut self, batch: &mut Batch) {
+        let mut from = 0;
+        for (offset, mark) in batch.marks.drain(..) {
+            self.step(&batch.text[from..offset], mark);
+            from = offset;
+        }
+        batch.text.clear();
+    }
+
+    /// Pins the final screen and resolves every pin.
+    fn finish(mut self) -> Outcome {
+        let (at, at_ms) = self.last.unwrap_or((Instant::now(), 0));
+        self.pin_now(at, at_ms);
+        let capped = self.scanner.as_ref().is_some_and(QueryScanner::capped);
+        let (frames, account, kept) = self.log.finish();
+        let resolve = |pins: Vec<Target>| pins.into_iter().map(|t| t.resolve(&kept)).collect();
+        let screens = Screens { events: resolve(self.event_pins), replies: resolve(self.reply_pins) };
+        (frames, account, screens, capped)
+    }
+
+    fn run(mut self) -> Outcome {
+        let shared = Arc::clone(&self.shared);
+        let mut taken = Batch::default();
+        loop {
+            {
+                let mut queue = shared.lock();
+                queue.busy = false;
+                shared.changed.notify_all();
+                while queue.batch.is_empty() && !queue.closed {
+                    queue = shared.wait(queue);
+                }
+                if queue.batch.is_empty() {
+                    break;
+                }
+                let was_full = queue.batch.text.len() >= PENDING_CAP;
+                std::mem::swap(&mut queue.batch, &mut taken);
+                queue.busy = true;
+                if was_full && let Some(w) = queue.waker.take() {
+                    w.wake();
+                }
+            }
+            self.process(&mut taken);
+        }
+        self.finish()
     }
 }
 
 enum Mode {
-    Thread {
-        sender: Sender<Input>,
-        handle: JoinHandle<(Vec<(Instant, RenderedFrame)>, RenderedTerminalTruncation)>,
-    },
+    Thread(JoinHandle<Outcome>),
     /// Used when no thread could be started (and by tests): same work, in line.
     Inline(Box<Worker>),
 }
@@ -153,7 +396,9 @@ enum Mode {
 /// The running renderer. Dropping it closes the queue and joins the thread.
 pub struct Renderer {
     mode: Option<Mode>,
+    shared: Arc<Shared>,
     settings: RenderSettings,
+    pins: usize,
 }
 
 impl std::fmt::Debug for Renderer {
@@ -166,74 +411,142 @@ impl Renderer {
     /// Starts the emulator thread; if no thread can be started the same work
     /// runs in line on the caller's thread.
     pub fn start(settings: RenderSettings, normalizer: Normalizer) -> Renderer {
-        let worker = Worker::new(&settings, normalizer.clone());
-        let (sender, receiver) = channel();
-        let mode = match std::thread::Builder::new().name("rea-renderer".into()).spawn(move || worker.run(receiver)) {
-            Ok(handle) => Mode::Thread { sender, handle },
-            Err(_) => Mode::Inline(Box::new(Worker::new(&settings, normalizer))),
+        let shared = Arc::new(Shared::default());
+        let worker = Worker::new(&settings, normalizer.clone(), Arc::clone(&shared));
+        let mode = match std::thread::Builder::new().name("rea-renderer".into()).spawn(move || worker.run()) {
+            Ok(handle) => Mode::Thread(handle),
+            Err(_) => Mode::Inline(Box::new(Worker::new(&settings, normalizer, Arc::clone(&shared)))),
         };
-        Renderer { mode: Some(mode), settings }
+        Renderer { mode: Some(mode), shared, settings, pins: 0 }
     }
 
     /// A renderer doing its work on the caller's thread.
     #[cfg(test)]
     pub(crate) fn inline(settings: RenderSettings, normalizer: Normalizer) -> Renderer {
-        let worker = Worker::new(&settings, normalizer);
-        Renderer { mode: Some(Mode::Inline(Box::new(worker))), settings }
+        let shared = Arc::new(Shared::default());
+        let worker = Worker::new(&settings, normalizer, Arc::clone(&shared));
+        Renderer { mode: Some(Mode::Inline(Box::new(worker))), shared, settings, pins: 0 }
     }
 
-    fn send(&mut self, input: Input) {
+    /// Appends text and the mark after it.
+    fn send(&mut self, text: &str, mark: Mark) {
         match &mut self.mode {
-            // A send fails only when the thread is gone (it panicked); the
-            // join in `finish` reports that.
-            Some(Mode::Thread { sender, .. }) => drop(sender.send(input)),
-            Some(Mode::Inline(worker)) => worker.apply(input),
+            Some(Mode::Thread(handle)) => {
+                // A finished thread (it panicked) takes nothing; `finish` reports it.
+                if handle.is_finished() {
+                    return;
+                }
+                let mut queue = self.shared.lock();
+                let batch = &mut queue.batch;
+                batch.text.push_str(text);
+                batch.marks.push((batch.text.len(), mark));
+                self.shared.changed.notify_all();
+            }
+            Some(Mode::Inline(worker)) => worker.step(text, mark),
             None => {}
         }
     }
 
-    /// An admitted chunk's original text, recorded at `at` (`at_ms` bucketed).
+    /// An admitted chunk's original text, read at `at` (`at_ms` bucketed): a state follows it.
     pub fn chunk(&mut self, text: &str, at: Instant, at_ms: u64) {
-        self.send(Input::Chunk { text: text.to_owned(), at, at_ms });
+        self.send(text, Mark::State { at, at_ms });
+    }
+
+    /// Text that was not admitted: parsed, with no state of its own.
+    pub fn text(&mut self, text: &str, at: Instant, at_ms: u64) {
+        self.send(text, Mark::Read { at, at_ms });
     }
 
     /// A dispatched resize.
     pub fn resize(&mut self, columns: u16, rows: u16, at: Instant, at_ms: u64) {
-        self.send(Input::Resize { columns, rows, at, at_ms });
+        self.send("", Mark::Resize { columns, rows, at, at_ms });
     }
 
-    /// Marks the current screen as a scripted event's boundary.
-    pub fn pin(&mut self) {
-        self.send(Input::Pin);
+    /// Pins the screen an event sees now; the state is recorded at `at`.
+    pub fn pin(&mut self, at: Instant, at_ms: u64) -> PinRef {
+        self.send("", Mark::Pin { at, at_ms });
+        self.pins += 1;
+        PinRef::Event(self.pins - 1)
+    }
+
+    /// Whether more text may be handed over; when not, `cx` is woken once
+    /// the thread has taken the pending batch.
+    pub fn poll_room(&mut self, cx: &mut Context<'_>) -> bool {
+        if !matches!(&self.mode, Some(Mode::Thread(h)) if !h.is_finished()) {
+            return true;
+        }
+        let mut queue = self.shared.lock();
+        if queue.batch.text.len() < PENDING_CAP {
+            return true;
+        }
+        queue.waker = Some(cx.waker().clone());
+        false
+    }
+
+    /// Whether more text may be handed over now.
+    pub fn has_room(&self) -> bool {
+        !matches!(&self.mode, Some(Mode::Thread(h)) if !h.is_finished())
+            || self.shared.lock().batch.text.len() < PENDING_CAP
+    }
+
+    /// Replies produced since the last call; when there are none, `cx` is
+    /// woken when one is.
+    pub fn poll_replies(&mut self, cx: &mut Context<'_>) -> Vec<TerminalReply> {
+        let mut queue = self.shared.lock();
+        if queue.replies.is_empty() {
+            if self.settings.answer_queries {
+                queue.waker = Some(cx.waker().clone());
+            }
+            return Vec::new();
+        }
+        std::mem::take(&mut queue.replies)
+    }
+
+    /// Waits until everything handed over is parsed, then returns the
+    /// replies not yet taken.
+    pub fn settle(&mut self) -> Vec<TerminalReply> {
+        if let Some(Mode::Thread(handle)) = &self.mode {
+            let mut queue = self.shared.lock();
+            while (!queue.batch.is_empty() || queue.busy) && !handle.is_finished() {
+                queue = self.shared.wait(queue);
+            }
+        }
+        std::mem::take(&mut self.shared.lock().replies)
+    }
+
+    fn close(&self) {
+        self.shared.lock().closed = true;
+        self.shared.changed.notify_all();
     }
 
     /// Pins the final screen, stops the thread and returns the states.
     pub fn finish(mut self) -> Rendered {
-        let (result, state) = match self.mode.take() {
-            Some(Mode::Thread { sender, handle }) => {
-                drop(sender);
+        let (outcome, state) = match self.mode.take() {
+            Some(Mode::Thread(handle)) => {
+                self.close();
                 match handle.join() {
                     Ok(r) => (r, RendererState::Cleaned),
                     Err(_) => (self.failed(), RendererState::Failed),
                 }
             }
-            Some(Mode::Inline(worker)) => (worker.log.finish(), RendererState::Cleaned),
+            Some(Mode::Inline(worker)) => (worker.finish(), RendererState::Cleaned),
             None => (self.failed(), RendererState::Failed),
         };
-        Rendered { frames: result.0, account: result.1, state }
+        let (frames, account, screens, replies_capped) = outcome;
+        Rendered { frames, account, state, screens, replies_capped }
     }
 
-    fn failed(&self) -> (Vec<(Instant, RenderedFrame)>, RenderedTerminalTruncation) {
-        let mut log = RenderedLog::new(self.settings.budget_bytes, self.settings.frame_limit).finish();
-        log.1.truncated = true;
-        log
+    fn failed(&self) -> Outcome {
+        let (frames, mut account, _) = RenderedLog::new(self.settings.budget_bytes, self.settings.frame_limit).finish();
+        account.truncated = true;
+        (frames, account, Screens::default(), false)
     }
 }
 
 impl Drop for Renderer {
     fn drop(&mut self) {
-        if let Some(Mode::Thread { sender, handle }) = self.mode.take() {
-            drop(sender);
+        if let Some(Mode::Thread(handle)) = self.mode.take() {
+            self.close();
             let _ = handle.join();
         }
     }

@@ -10,17 +10,43 @@
 //! produced state (bytes only where the size was determined), `retained_*`
 //! the states in the record.
 
+use std::collections::HashMap;
 use std::time::Instant;
 
 use super::screen::Snapshot;
-use crate::evidence::{RenderedFrame, RenderedTerminalTruncation};
+use crate::evidence::{RenderedFrame, RenderedTerminalTruncation, ScreenBefore};
 
 #[derive(Debug)]
 struct Kept {
+    /// The state's position among all produced states.
+    id: u64,
     at: Instant,
     frame: RenderedFrame,
     bytes: u64,
     pinned: bool,
+}
+
+/// The state a pin refers to, resolved to a frame sequence at the end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Target {
+    /// Nothing was drawn yet.
+    Blank,
+    /// The produced state with this id (kept or not).
+    State(u64),
+    /// A state whose size was unknown, so it was not kept.
+    Unknown,
+}
+
+impl Target {
+    /// The recorded `screen_before`: the kept frame's sequence, null for a
+    /// blank screen, absent when the state was not kept.
+    pub(crate) fn resolve(self, kept: &HashMap<u64, u64>) -> ScreenBefore {
+        match self {
+            Target::Blank => ScreenBefore::Blank,
+            Target::State(id) => kept.get(&id).map_or(ScreenBefore::NotRecorded, |s| ScreenBefore::Frame(*s)),
+            Target::Unknown => ScreenBefore::NotRecorded,
+        }
+    }
 }
 
 /// The newest produced state, so that an event or the end can pin it.
@@ -71,16 +97,18 @@ impl RenderedLog {
         self.kept.push(kept);
     }
 
-    /// Records a produced state; `pinned` for the state after a resize.
-    pub(crate) fn offer(&mut self, at: Instant, snapshot: Snapshot, pinned: bool) {
+    /// Records a produced state; `pinned` for the state after a resize or
+    /// at an event. Returns the state a pin on it refers to.
+    pub(crate) fn offer(&mut self, at: Instant, snapshot: Snapshot, pinned: bool) -> Target {
+        let id = self.account.observed_frames;
         self.account.observed_frames += 1;
         let Some(bytes) = snapshot.bytes else {
             self.account.unknown_size_frames += 1;
             self.latest = Latest::None;
-            return;
+            return Target::Unknown;
         };
         self.account.observed_bytes += bytes;
-        let kept = Kept { at, frame: snapshot.frame, bytes, pinned };
+        let kept = Kept { id, at, frame: snapshot.frame, bytes, pinned };
         if self.fits(bytes) {
             self.push(kept);
         } else if pinned {
@@ -88,17 +116,23 @@ impl RenderedLog {
         } else {
             self.latest = Latest::Omitted(kept);
         }
+        Target::State(id)
     }
 
-    /// Pins the newest state (an event boundary or the end).
-    pub(crate) fn pin_latest(&mut self) {
+    /// Pins the newest state (an event boundary or the end) and returns it.
+    pub(crate) fn pin_latest(&mut self) -> Target {
         match std::mem::replace(&mut self.latest, Latest::None) {
-            Latest::None => {}
+            Latest::None => Target::Unknown,
             Latest::Kept(i) => {
                 self.kept[i].pinned = true;
                 self.latest = Latest::Kept(i);
+                Target::State(self.kept[i].id)
             }
-            Latest::Omitted(kept) => self.rescue(kept),
+            Latest::Omitted(kept) => {
+                let id = kept.id;
+                self.rescue(kept);
+                Target::State(id)
+            }
         }
     }
 
@@ -123,22 +157,25 @@ impl RenderedLog {
     }
 
     /// Pins the final state and returns the kept states (with their
-    /// recording instants, sequences assigned) and the accounting.
-    pub(crate) fn finish(mut self) -> (Vec<(Instant, RenderedFrame)>, RenderedTerminalTruncation) {
+    /// recording instants, sequences assigned), the accounting, and each
+    /// kept state's sequence by id.
+    pub(crate) fn finish(mut self) -> (Vec<(Instant, RenderedFrame)>, RenderedTerminalTruncation, HashMap<u64, u64>) {
         self.pin_latest();
         let mut account = self.account;
         account.retained_frames = self.kept.len() as u64;
         account.truncated = account.retained_frames < account.observed_frames;
+        let mut ids = HashMap::with_capacity(self.kept.len());
         let frames = self
             .kept
             .into_iter()
             .enumerate()
             .map(|(i, mut k)| {
                 k.frame.sequence = i as u64;
+                ids.insert(k.id, i as u64);
                 (k.at, k.frame)
             })
             .collect();
-        (frames, account)
+        (frames, account, ids)
     }
 }
 
@@ -162,7 +199,7 @@ mod tests {
     }
 
     fn kept(log: RenderedLog) -> (Vec<u64>, RenderedTerminalTruncation) {
-        let (frames, account) = log.finish();
+        let (frames, account, _) = log.finish();
         assert!(frames.iter().enumerate().all(|(i, (_, f))| f.sequence == i as u64));
         (frames.iter().map(|(_, f)| f.at_ms).collect(), account)
     }

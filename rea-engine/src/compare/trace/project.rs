@@ -73,7 +73,15 @@ fn payload(record: &CaptureRecord, collection: &str, index: usize) -> Option<Val
             json!({"sequence": f.sequence, "at_ms": f.at_ms, "data": f.data})
         }),
         "rendered_frames" => record.rendered_frames.get(index).map(to_value),
-        "interaction_events" => record.interaction_events.get(index).map(to_value),
+        "interaction_events" => record.interaction_events.get(index).map(|e| {
+            // `screen_before` names a frame of this record (like `sequence`,
+            // not behaviour), and older trace specs match events exactly.
+            let mut value = to_value(e);
+            if let Value::Object(fields) = &mut value {
+                fields.remove("screen_before");
+            }
+            value
+        }),
         "lifecycle" => match index {
             0 => Some(tagged("exit", &record.exit)),
             1 => Some(tagged("settlement", &record.settlement)),

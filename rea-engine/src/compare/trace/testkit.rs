@@ -133,6 +133,29 @@ impl RecordBuilder {
         self
     }
 
+    /// A reply to a terminal query, sent at `dispatched`.
+    pub(in crate::compare) fn reply(
+        mut self,
+        dispatched: u64,
+        query: crate::evidence::TerminalQuery,
+        data: &str,
+    ) -> Self {
+        let sequence = self.record.interaction_events.len();
+        self.record.interaction_events.push(InteractionEvent {
+            sequence: sequence as u64,
+            scheduled_at_ms: None,
+            dispatched_at_ms: dispatched,
+            kind: InteractionKind::TerminalReply,
+            data: data.into(),
+            query: Some(query),
+            outcome: InteractionOutcome::Dispatched,
+            reason: None,
+            screen_before: crate::evidence::ScreenBefore::NotRecorded,
+        });
+        self.journal("interaction_events", sequence);
+        self
+    }
+
     /// A rendered state produced but dropped for its size.
     pub(in crate::compare) fn dropped_rendered(mut self) -> Self {
         let r = &mut self.record.truncation_details.rendered_terminal;
@@ -157,12 +180,14 @@ impl RecordBuilder {
         let sequence = self.record.interaction_events.len();
         self.record.interaction_events.push(InteractionEvent {
             sequence: sequence as u64,
-            scheduled_at_ms: scheduled,
+            scheduled_at_ms: Some(scheduled),
             dispatched_at_ms: dispatched,
             kind: InteractionKind::Input,
             data: data.into(),
+            query: None,
             outcome: InteractionOutcome::Dispatched,
             reason: None,
+            screen_before: crate::evidence::ScreenBefore::NotRecorded,
         });
         self.journal("interaction_events", sequence);
         self
