@@ -84,12 +84,14 @@ Exit status 1 when a check needs attention.")]
     #[command(after_help = "\
 A capture shows its header (command, exit, settlement, cleanup, what is
 truncated or unknown), the final screen, a timeline, filesystem effects and
-limitations. A comparison shows its verdict, each dimension's status and each
-difference with its location. Reads JSON and TOON; the file is not changed.
-Colour only when stdout is a terminal and NO_COLOR is unset.
+limitations; with --screens also the screen each interaction event saw. A
+comparison shows its verdict, each dimension's status and each difference
+with its location. Reads JSON and TOON; the file is not changed. Colour only
+when stdout is a terminal and NO_COLOR is unset.
 
 Examples:
   rea show capture.json
+  rea show --screens capture.json
   rea show comparison.json | less -R")]
     Show(ShowArgs),
 
@@ -164,6 +166,9 @@ pub(crate) struct DoctorArgs {
 pub(crate) struct ShowArgs {
     /// Capture or comparison Evidence (JSON or TOON).
     pub(crate) file: PathBuf,
+    /// For a capture, also show the screen each interaction event saw.
+    #[arg(long)]
+    pub(crate) screens: bool,
 }
 
 #[derive(Debug, Args)]

@@ -13,6 +13,6 @@ pub(crate) fn run(args: &ShowArgs) -> ExitCode {
         Err(e) => return super::text::fail(e.as_ref()),
     };
     let colour = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
-    let text = render(&loaded, Style::new(colour));
+    let text = render(&loaded, Style::new(colour), args.screens);
     super::text::write_stdout("the view", text.as_bytes())
 }

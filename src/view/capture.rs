@@ -11,10 +11,14 @@ const SEGMENTS_AT_EACH_END: usize = 12;
 /// Characters of an output segment shown in the timeline.
 const EXCERPT_CHARS: usize = 60;
 
-pub(super) fn render(page: &mut Page, envelope: &Value) {
+/// The capture's view; `screens` adds the screen each interaction event saw.
+pub(super) fn render(page: &mut Page, envelope: &Value, screens: bool) {
     let record = &envelope["normalized_result"];
     header(page, record);
     screen(page, record);
+    if screens {
+        event_screens(page, record);
+    }
     timeline(page, record);
     filesystem(page, record);
     limitations(page, envelope);
@@ -138,19 +142,8 @@ fn truncation(page: &mut Page, record: &Value) {
 fn screen(page: &mut Page, record: &Value) {
     let style = page.style();
     if let Some(frame) = list(record, &["rendered_frames"]).last() {
-        let columns = u64_at(frame, &["columns"]).unwrap_or(80) as usize;
-        let rows = u64_at(frame, &["rows"]).unwrap_or(24) as usize;
-        page.heading(&format!(
-            "Final screen (rendered frame {} at {} ms, {columns}x{rows}, cursor row {} column {}, {} buffer)",
-            u64_at(frame, &["sequence"]).unwrap_or(0),
-            u64_at(frame, &["at_ms"]).unwrap_or(0),
-            u64_at(frame, &["cursor_y"]).unwrap_or(0),
-            u64_at(frame, &["cursor_x"]).unwrap_or(0),
-            str_at(frame, &["active_buffer"]).unwrap_or("unknown"),
-        ));
-        let lines: Vec<String> =
-            list(frame, &["lines"]).iter().map(|l| l.as_str().unwrap_or_default().to_owned()).collect();
-        boxed(page, &lines, columns, rows);
+        page.heading(&format!("Final screen ({})", frame_summary(frame)));
+        boxed_frame(page, frame);
         return;
     }
     let scenario = &record["manifest"]["scenario"];
@@ -165,6 +158,60 @@ fn screen(page: &mut Page, record: &Value) {
     let all: Vec<String> = text.split('\n').map(|l| escape_excerpt(l.trim_end_matches('\r'), columns)).collect();
     let tail = &all[all.len().saturating_sub(rows)..];
     boxed(page, tail, columns, tail.len());
+}
+
+/// A rendered frame's sequence, time, size, cursor and buffer.
+fn frame_summary(frame: &Value) -> String {
+    format!(
+        "rendered frame {} at {} ms, {}x{}, cursor row {} column {}, {} buffer",
+        u64_at(frame, &["sequence"]).unwrap_or(0),
+        u64_at(frame, &["at_ms"]).unwrap_or(0),
+        u64_at(frame, &["columns"]).unwrap_or(80),
+        u64_at(frame, &["rows"]).unwrap_or(24),
+        u64_at(frame, &["cursor_y"]).unwrap_or(0),
+        u64_at(frame, &["cursor_x"]).unwrap_or(0),
+        str_at(frame, &["active_buffer"]).unwrap_or("unknown"),
+    )
+}
+
+/// A rendered frame's lines in a box of its size.
+fn boxed_frame(page: &mut Page, frame: &Value) {
+    let columns = u64_at(frame, &["columns"]).unwrap_or(80) as usize;
+    let rows = u64_at(frame, &["rows"]).unwrap_or(24) as usize;
+    let lines: Vec<String> =
+        list(frame, &["lines"]).iter().map(|l| l.as_str().unwrap_or_default().to_owned()).collect();
+    boxed(page, &lines, columns, rows);
+}
+
+/// The screen each interaction event saw (`screen_before`), in event order.
+fn event_screens(page: &mut Page, record: &Value) {
+    let style = page.style();
+    page.heading("Screens at events");
+    let events = list(record, &["interaction_events"]);
+    if events.is_empty() {
+        page.line(&style.paint(Tone::Quiet, "  No interaction events."));
+    }
+    let frames = list(record, &["rendered_frames"]);
+    for (index, event) in events.iter().enumerate() {
+        let kind = str_at(event, &["type"]).unwrap_or("event");
+        let data = escape_excerpt(str_at(event, &["data"]).unwrap_or_default(), EXCERPT_CHARS);
+        let at_ms = u64_at(event, &["dispatched_at_ms"]).unwrap_or(0);
+        let title = format!("  event #{index} {kind} \"{data}\" at {at_ms} ms saw");
+        match event.get("screen_before") {
+            Some(Value::Null) => page.line(&format!("{title} a blank screen (nothing was drawn yet)")),
+            Some(n) => match n.as_u64().and_then(|n| frames.get(n as usize)) {
+                Some(frame) => {
+                    page.line(&format!("{title} {}", frame_summary(frame)));
+                    boxed_frame(page, frame);
+                }
+                None => page.line(&style.paint(Tone::Bad, &format!("{title} rendered frame {n}, which is not in the record"))),
+            },
+            None => page.line(&style.paint(
+                Tone::Doubt,
+                &format!("{title} a screen that is not recorded (not kept within the rendered budget, or a capture from before screen_before)"),
+            )),
+        }
+    }
 }
 
 /// `lines` in a box `columns` wide and `rows` high.
@@ -238,7 +285,7 @@ fn output_entries(style: Style, record: &Value, journal: &JournalOrder) -> Vec<E
     entries
 }
 
-/// One entry per scheduled interaction (input, resize, signal) with its outcome.
+/// One entry per interaction event (input, resize, signal, terminal reply) with its outcome.
 fn interaction_entries(style: Style, record: &Value, journal: &JournalOrder) -> Vec<Entry> {
     let events = list(record, &["interaction_events"]).iter().enumerate();
     events
@@ -247,11 +294,15 @@ fn interaction_entries(style: Style, record: &Value, journal: &JournalOrder) -> 
             let data = escape_excerpt(str_at(event, &["data"]).unwrap_or_default(), EXCERPT_CHARS);
             let outcome = style.status(str_at(event, &["outcome"]).unwrap_or("unknown"));
             let reason = str_at(event, &["reason"]).map(|r| format!(": {r}")).unwrap_or_default();
-            let scheduled = u64_at(event, &["scheduled_at_ms"]).unwrap_or(0);
+            let when = match (u64_at(event, &["scheduled_at_ms"]), str_at(event, &["query"])) {
+                (Some(scheduled), _) => format!("scheduled {scheduled} ms"),
+                (None, Some(query)) => format!("reply to {query}"),
+                (None, None) => "not scheduled".to_owned(),
+            };
             Entry {
                 at_ms: u64_at(event, &["dispatched_at_ms"]).unwrap_or(0),
                 order: journal.of_entry("interaction_events", index),
-                text: format!("{kind} \"{data}\" {outcome}{reason} (scheduled {scheduled} ms)"),
+                text: format!("{kind} \"{data}\" {outcome}{reason} ({when})"),
             }
         })
         .collect()

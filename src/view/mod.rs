@@ -135,7 +135,9 @@ fn visible_width(text: &str) -> usize {
 }
 
 /// The whole view of a loaded document.
-pub(crate) fn render(loaded: &Loaded, style: Style) -> String {
+///
+/// `screens` adds, for a capture, the screen each interaction event saw.
+pub(crate) fn render(loaded: &Loaded, style: Style, screens: bool) -> String {
     let mut page = Page::new(style);
     let what = match loaded.kind {
         Kind::Capture => "capture",
@@ -158,7 +160,7 @@ pub(crate) fn render(loaded: &Loaded, style: Style) -> String {
     page.field("read as", encoding);
     page.field("identity", &identity);
     match loaded.kind {
-        Kind::Capture => capture::render(&mut page, &loaded.value),
+        Kind::Capture => capture::render(&mut page, &loaded.value, screens),
         Kind::Comparison => comparison::render(&mut page, &loaded.value),
     }
     page.text
@@ -221,7 +223,44 @@ mod tests {
                     "signal_mechanism": "pidfd", "unverified_processes": [{"pid": 42, "reason": "start time unreadable"}]}
             }
         });
-        insta::assert_snapshot!(render(&loaded(Kind::Capture, value), Style::new(false)));
+        insta::assert_snapshot!(render(&loaded(Kind::Capture, value), Style::new(false), false));
+    }
+
+    /// `--screens`: the screen each event saw (a frame, a blank screen, one
+    /// not recorded) beside the final one; a reply to a terminal query.
+    #[test]
+    fn a_capture_view_with_screens_at_events() {
+        let frame = |sequence: u64, at_ms: u64, lines: &[&str]| {
+            json!({"sequence": sequence, "at_ms": at_ms, "columns": 12, "rows": 2, "cursor_x": 3, "cursor_y": 0,
+                "active_buffer": "normal", "lines": lines, "serialized_state": ""})
+        };
+        let value = json!({
+            "evidence_id": "ev_screens",
+            "limitations": [],
+            "normalized_result": {
+                "manifest": {"started_at": "2026-12-01T06:30:05.000Z", "completed_at": "2026-12-01T06:30:07.250Z",
+                    "scenario": {"executable": "/bin/sh", "arguments": [], "working_directory": "/work",
+                        "terminal": {"columns": 12, "rows": 2}}},
+                "frames": [{"sequence": 0, "at_ms": 100, "data": "ok> "}],
+                "rendered_frames": [frame(0, 100, &["ok>", ""]), frame(1, 200, &["ok> yes", "bye"])],
+                "interaction_events": [
+                    {"sequence": 0, "scheduled_at_ms": 50, "dispatched_at_ms": 50, "type": "input", "data": "x",
+                     "outcome": "dispatched", "screen_before": null},
+                    {"sequence": 1, "scheduled_at_ms": null, "dispatched_at_ms": 101, "type": "terminal_reply",
+                     "query": "cursor_position", "data": "\u{1b}[1;5R", "outcome": "dispatched", "screen_before": 0},
+                    {"sequence": 2, "scheduled_at_ms": 150, "dispatched_at_ms": 150, "type": "input", "data": "yes\r",
+                     "outcome": "dispatched"}
+                ],
+                "exit": {"code": 0, "signal": 0, "reason": "exited"},
+                "settlement": {"state": "quiesced", "elapsed_ms": 12, "cleanup_outcome": "not_required"},
+                "truncated": false,
+                "truncation_details": {},
+                "cleanup": {"owned_process_group": "cleaned", "terminal_renderer": "disposed", "temporary_root": "removed"}
+            }
+        });
+        let loaded = loaded(Kind::Capture, value);
+        assert!(!render(&loaded, Style::new(false), false).contains("Screens at events"));
+        insta::assert_snapshot!(render(&loaded, Style::new(false), true));
     }
 
     /// A comparison in the agreed `differences` shape.
@@ -250,7 +289,7 @@ mod tests {
                     "location": {"segment": 1, "byte_offset": 17, "line": 3, "column": 11}}
             }
         });
-        let text = render(&loaded(Kind::Comparison, value), Style::new(false));
+        let text = render(&loaded(Kind::Comparison, value), Style::new(false), false);
         assert!(text.contains("(segment 1, byte offset 17, line 3, column 11)"), "{text}");
         // Objects show only the fields that differ.
         assert!(text.contains("- left:  command: \"sh -c 'echo 13.50'\""), "{text}");
@@ -263,7 +302,7 @@ mod tests {
             (0..30).map(|i| json!({"sequence": i, "at_ms": i * 10, "data": format!("line {i}\n")})).collect();
         let value =
             json!({"normalized_result": {"frames": frames, "exit": {"code": 0, "signal": 0, "reason": "exited"}}});
-        let text = render(&loaded(Kind::Capture, value), Style::new(false));
+        let text = render(&loaded(Kind::Capture, value), Style::new(false), false);
         let outputs: Vec<&str> = text.lines().filter(|l| l.contains("output #")).collect();
         assert_eq!(outputs.len(), 24, "{text}");
         assert!(outputs[11].contains("output #11 ") && outputs[12].contains("output #18 "), "{text}");
