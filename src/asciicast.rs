@@ -89,7 +89,8 @@ fn interaction_events(record: &Value, order: &JournalOrder, events: &mut Vec<Cas
         let data = str_at(event, &["data"]).unwrap_or_default();
         let outcome = str_at(event, &["outcome"]).unwrap_or("unknown");
         let (code, data) = match (kind, outcome) {
-            ("input", "dispatched") => ("i", data.to_owned()),
+            // A reply to a terminal query is input the terminal wrote, as asciinema records it.
+            ("input" | "terminal_reply", "dispatched") => ("i", data.to_owned()),
             ("resize", "dispatched") => ("r", data.to_owned()),
             ("signal", "dispatched") => ("m", format!("signal {data} sent")),
             _ => ("m", format!("{kind} {data}: {outcome}")),
@@ -164,14 +165,17 @@ mod tests {
                 {"sequence": 1, "scheduled_at_ms": 1500, "dispatched_at_ms": 1500, "type": "resize",
                  "data": "90x20", "outcome": "dispatched"},
                 {"sequence": 2, "scheduled_at_ms": 1600, "dispatched_at_ms": 1600, "type": "signal",
-                 "data": "SIGINT", "outcome": "target_exited"}
+                 "data": "SIGINT", "outcome": "target_exited"},
+                {"sequence": 3, "scheduled_at_ms": null, "dispatched_at_ms": 1700, "type": "terminal_reply",
+                 "query": "cursor_position", "data": "\u{1b}[2;1R", "outcome": "dispatched", "screen_before": 1}
             ],
             "event_journal": [
                 {"capture_order": 0, "collection": "frames", "index": 0},
                 {"capture_order": 1, "collection": "interaction_events", "index": 0},
                 {"capture_order": 2, "collection": "frames", "index": 1},
                 {"capture_order": 3, "collection": "interaction_events", "index": 1},
-                {"capture_order": 4, "collection": "interaction_events", "index": 2}
+                {"capture_order": 4, "collection": "interaction_events", "index": 2},
+                {"capture_order": 5, "collection": "interaction_events", "index": 3}
             ],
             "exit": {"code": null, "signal": 15, "reason": "timeout"},
             "truncated": true,
@@ -202,7 +206,9 @@ mod tests {
         assert_eq!(events[3], expect("1.2", "o", "hi\u{1b}[0m\r\n"));
         assert_eq!(events[4], expect("1.5", "r", "90x20"));
         assert_eq!(events[5], expect("1.6", "m", "signal SIGINT: target_exited"));
-        assert_eq!(events[6], expect("1.6", "m", "exit: signal 15 SIGTERM (timeout)"));
-        assert_eq!(events.len(), 7);
+        // A reply to a terminal query is input the terminal wrote.
+        assert_eq!(events[6], expect("1.7", "i", "\u{1b}[2;1R"));
+        assert_eq!(events[7], expect("1.7", "m", "exit: signal 15 SIGTERM (timeout)"));
+        assert_eq!(events.len(), 8);
     }
 }

@@ -98,8 +98,8 @@ Examples:
     /// Export a capture's terminal recording as an asciicast v2 file.
     #[command(after_help = "\
 Writes asciicast v2 to stdout: output (`o`) at its recorded time, inputs (`i`,
-redacted inputs stay redacted), resizes (`r`), and markers (`m`) for signals,
-truncation and the exit. Play it with asciinema:
+redacted inputs stay redacted; replies to terminal queries too), resizes (`r`),
+and markers (`m`) for signals, truncation and the exit. Play it with asciinema:
 
 Examples:
   rea export-asciicast capture.json > capture.cast

@@ -226,6 +226,7 @@ impl Fit {
                 record.rendered_frames.push(last);
             }
             rendered.truncated = true;
+            renumber_screens(&mut record.interaction_events, self.rendered_prefix as u64, self.final_index, keep_final);
         }
         if self.account.omitted_process_samples > 0 {
             td.process.truncated = true;
@@ -262,6 +263,20 @@ impl Fit {
             e.capture_order = i as u64;
         }
         self.final_index = prefix;
+    }
+}
+
+/// Events that saw a frame left out lose their `screen_before`; one that saw
+/// the final screen (`final_index`, kept at `prefix`) follows it.
+fn renumber_screens(events: &mut [crate::evidence::InteractionEvent], prefix: u64, final_index: u64, kept: bool) {
+    use crate::evidence::ScreenBefore;
+    for e in events {
+        if let ScreenBefore::Frame(n) = e.screen_before
+            && n >= prefix
+        {
+            e.screen_before =
+                if kept && n == final_index { ScreenBefore::Frame(prefix) } else { ScreenBefore::NotRecorded };
+        }
     }
 }
 

@@ -6,7 +6,8 @@ use serde_json::{Value, json};
 use super::fit::{DOCUMENT_BUDGET_BYTES, fit_document};
 use crate::evidence::{
     ActiveBuffer, CaptureRecord, DocumentTruncation, FileKind, FileState, Frame, JournalCollection, JournalEntry,
-    ProcessSample, RenderedFrame, RootCoverage, capture_document_bytes, import_capture, seal_capture_typed,
+    ProcessSample, RenderedFrame, RootCoverage, ScreenBefore, capture_document_bytes, import_capture,
+    seal_capture_typed,
 };
 use crate::fs::{Snapshot, effects};
 use crate::scenario::ResolvedScenario;
@@ -68,6 +69,10 @@ fn record(r: &ResolvedScenario, shape: &Shape) -> CaptureRecord {
             serialized_state: "\u{1b}".repeat(shape.state_bytes),
         })
         .collect();
+    // The scripted input saw the final screen.
+    if let (Some(event), Some(n)) = (rec.interaction_events.first_mut(), shape.rendered.checked_sub(1)) {
+        event.screen_before = ScreenBefore::Frame(n as u64);
+    }
     rec.process_samples = (0..shape.samples)
         .map(|i| ProcessSample {
             at_ms: i as u64,
@@ -243,6 +248,12 @@ fn areas_give_way_in_order_and_every_fitted_capture_imports() {
             let last = fitted.rendered_frames.last().expect("the final screen is kept");
             assert_eq!(last.lines[0], format!("screen {}", shape.rendered - 1), "step {step}");
         }
+        // The event still names the final screen while it is kept, and nothing once it is not.
+        let want = match fitted.rendered_frames.last() {
+            Some(last) => ScreenBefore::Frame(last.sequence),
+            None => ScreenBefore::NotRecorded,
+        };
+        assert_eq!(fitted.interaction_events[0].screen_before, want, "step {step}");
 
         // The accounting says what is kept.
         assert_eq!(d.omitted_rendered_frames, (shape.rendered - fitted.rendered_frames.len()) as u64);

@@ -1,0 +1,130 @@
+"""Issue 19 ("Screens are the truth of a terminal"), in one run, each figure
+beside its peer measured in the same run (see bench-screens.sh):
+
+1. 32 MiB of full-screen ANSI redraws (80x24, colours, cursor moves) through
+   the PTY: rea capture-process (default limits: the first megabyte
+   admitted, every byte rendered) beside `script`; wall-time ratio; the
+   capture's final screen checked against the stream's last redraw.
+2. The renderer alone on the same stream, fed as a capture feeds it
+   (screens-render), beside the PTY drain rate (`script` on the stream).
+3. 256 MiB of plain output: throughput ratio to `script`.
+4. Peak RSS (GNU time) at 8, 32 and 256 MiB of output.
+
+Runs of the two commands alternate; medians are reported.
+"""
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+REA, RENDER = sys.argv[1], sys.argv[2]
+RUNS = int(os.environ.get("BENCH_RUNS", "5"))
+GNU_TIME = "/usr/bin/time" if os.path.exists("/usr/bin/time") else None
+COLUMNS, ROWS = 80, 24
+
+
+def redraws(path, size):
+    """Full-screen redraws until `size` bytes; returns the last screen's rows."""
+    n, written = 0, 0
+    with open(path, "w") as f:
+        while written < size:
+            rows = []
+            parts = ["\x1b[H\x1b[2J"]
+            for r in range(ROWS):
+                text = f"frame {n:06d} row {r:02d} " + "abcdefghij" * 5
+                rows.append(text[:COLUMNS])
+                parts.append(f"\x1b[{r + 1};1H\x1b[3{r % 8};1m{text[:COLUMNS]}\x1b[0m")
+            chunk = "".join(parts)
+            f.write(chunk)
+            written += len(chunk)
+            n += 1
+    return rows
+
+
+def wall(cmd, cwd, out=subprocess.DEVNULL):
+    start = time.perf_counter()
+    done = subprocess.run(cmd, cwd=cwd, stdout=out, stderr=subprocess.DEVNULL, check=True)
+    return time.perf_counter() - start, done.stdout
+
+
+def interleaved(a, b, cwd, runs):
+    wall(a, cwd), wall(b, cwd)
+    wa, wb = [], []
+    for _ in range(runs):
+        wa.append(wall(a, cwd)[0])
+        wb.append(wall(b, cwd)[0])
+    return statistics.median(wa), statistics.median(wb)
+
+
+def peak_rss_mib(cmd, cwd):
+    if GNU_TIME is None:
+        return None
+    with tempfile.NamedTemporaryFile("r") as out:
+        subprocess.run([GNU_TIME, "-f", "%M", "-o", out.name] + cmd, cwd=cwd,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+        return int(out.read().strip().splitlines()[-1]) / 1024
+
+
+def scenario(cwd, name, command):
+    path = os.path.join(cwd, name)
+    with open(path, "w") as f:
+        json.dump({"executable": "sh", "arguments": ["-c", command], "settle_ms": 0,
+                   "terminal": {"columns": COLUMNS, "rows": ROWS},
+                   "timeout_ms": 600000, "idle_timeout_ms": 600000}, f)
+    return [REA, "capture-process", path, "--json"]
+
+
+def main():
+    with tempfile.TemporaryDirectory(prefix="rea-bench-screens-") as cwd:
+        stream = os.path.join(cwd, "redraws.txt")
+        last = redraws(stream, 32 * 1024 * 1024)
+        size = os.path.getsize(stream)
+        rea = scenario(cwd, "redraws.json", f"cat {stream}")
+        script = ["script", "-qec", f"cat {stream}", "/dev/null"]
+        _, out = wall(rea, cwd, subprocess.PIPE)
+        record = json.loads(out)["normalized_result"]
+        final = record["rendered_frames"][-1]["lines"]
+        true_final = final == last
+        rw, sw = interleaved(rea, script, cwd, RUNS)
+        print(f"32 MiB of full-screen ANSI redraws ({size} bytes, {RUNS} runs): rea {rw:.3f} s ({size/rw/1e6:.1f} MB/s), "
+              f"script {sw:.3f} s ({size/sw/1e6:.1f} MB/s), rea/script {rw/sw:.2f}x (target <= 1.11); "
+              f"final screen true: {true_final}")
+        if not true_final:
+            print(f"  final screen rows: {final[:2]} ... expected {last[:2]} ...")
+
+        rates, avt_rates = [], []
+        for _ in range(RUNS):
+            fields = subprocess.run([RENDER, stream, str(COLUMNS), str(ROWS)], check=True,
+                                    stdout=subprocess.PIPE, text=True).stdout.split()
+            rates.append(int(fields[0]) / float(fields[1]) / 1e6)
+            avt_rates.append(int(fields[0]) / float(fields[3]) / 1e6)
+            states = fields[2]
+        render_rate, avt_rate = statistics.median(rates), statistics.median(avt_rates)
+        drain_rate = size / sw / 1e6
+        print(f"renderer alone on the same stream ({RUNS} runs, {states} states): {render_rate:.1f} MB/s "
+              f"(avt's own parse alone: {avt_rate:.1f} MB/s); PTY drain (script) {drain_rate:.1f} MB/s; "
+              f"renderer/drain {render_rate/drain_rate:.2f}x (target >= 1)")
+
+        n = 256 * 1024 * 1024
+        plain = f"yes 0123456789abcdefghijklmnopqrstuvwxyz | head -c {n}"
+        rea_plain = scenario(cwd, "plain.json", plain)
+        rw, sw = interleaved(rea_plain, ["script", "-qec", plain, "/dev/null"], cwd, max(3, RUNS // 2))
+        print(f"256 MiB plain output ({max(3, RUNS // 2)} runs): rea {n/rw/1e6:.1f} MB/s, script {n/sw/1e6:.1f} MB/s, "
+              f"throughput ratio {sw/rw:.2f} (target >= 0.9)")
+
+        peaks = []
+        for mib in (8, 32, 256):
+            cmd = scenario(cwd, f"rss{mib}.json", f"yes 0123456789abcdefghijklmnopqrstuvwxyz | head -c {mib * 1024 * 1024}")
+            peaks.append((f"{mib} MiB plain", peak_rss_mib(cmd, cwd)))
+        peaks.append(("32 MiB redraws", peak_rss_mib(rea, cwd)))
+        shown = ", ".join(f"{name} {'n/a' if v is None else f'{v:.1f} MiB'}" for name, v in peaks)
+        print(f"peak RSS: {shown}")
+        if peaks[0][1] and peaks[2][1]:
+            print(f"peak RSS 256 MiB / 8 MiB: {peaks[2][1]/peaks[0][1]:.2f} (1.00 = flat in output size)")
+
+
+main()
