@@ -26,6 +26,7 @@
 //! emulator's state (the cursor after everything before it), pins the screen
 //! and hands the reply to the run loop, which writes it.
 
+mod cells;
 mod queries;
 mod retain;
 mod screen;

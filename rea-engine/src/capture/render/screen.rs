@@ -1,6 +1,8 @@
-//! The terminal emulator (avt) and the snapshot of one rendered state.
+//! The terminal emulator (avt, with zero-width characters joined to the
+//! previous cell by `cells.rs`) and the snapshot of one rendered state.
 
 use super::super::normalize::{Normalized, Normalizer};
+use super::cells::Emulator;
 use crate::evidence::{ActiveBuffer, RenderedFrame, ScreenLines};
 
 /// Name and version of the emulator, recorded in every capture's manifest.
@@ -46,19 +48,9 @@ impl Memo {
     }
 }
 
-/// Writes a row's text without its trailing U+0020 into `out`: the same as
-/// `line.text().trim_end_matches(' ')`, without building the trailing blanks
-/// or a new string. A wide character's second cell holds no character.
-fn row_text(line: &avt::Line, out: &mut String) {
-    out.clear();
-    let cells = line.cells();
-    let end = cells.iter().rposition(|c| c.width() != 0 && c.char() != ' ').map_or(0, |i| i + 1);
-    out.extend(cells[..end].iter().filter(|c| c.width() != 0).map(avt::Cell::char));
-}
-
 /// The emulator and the normalization applied to what it shows.
 pub(crate) struct Screen {
-    term: avt::Terminal,
+    term: Emulator,
     normalizer: Normalizer,
     bound: u64,
     /// One memo per visible row (by index), and one for the dump.
@@ -72,12 +64,7 @@ impl Screen {
     /// A screen of `columns` x `rows` (each at least 1) keeping `scrollback`
     /// lines; every normalized piece is bounded by `bound` bytes.
     pub(crate) fn new(columns: u16, rows: u16, scrollback: u16, normalizer: Normalizer, bound: u64) -> Screen {
-        let term = avt::Terminal::with_scrollback(
-            usize::from(columns.max(1)),
-            usize::from(rows.max(1)),
-            Some(usize::from(scrollback)),
-        )
-        .unwrap_or_else(|_| unreachable!("both dimensions are at least 1"));
+        let term = Emulator::new(usize::from(columns), usize::from(rows), usize::from(scrollback));
         let (rows, dump, row_text) = (Vec::new(), Memo::default(), String::new());
         Screen { term, normalizer, bound, rows, dump, row_text }
     }
@@ -89,7 +76,7 @@ impl Screen {
 
     /// Changes the size (the primary screen reflows).
     pub(crate) fn resize(&mut self, columns: u16, rows: u16) {
-        self.term.resize(usize::from(columns.max(1)), usize::from(rows.max(1)));
+        self.term.resize(usize::from(columns), usize::from(rows));
     }
 
     /// The cursor (column, row) from 0 as a terminal reports it: one waiting
@@ -137,12 +124,12 @@ impl Screen {
     /// Rows and dumps equal to the previous state's are not normalized again.
     pub(crate) fn snapshot(&mut self, at_ms: u64) -> Snapshot {
         let (normalizer, bound) = (&self.normalizer, self.bound);
-        let visible = self.term.screen().visible_lines();
+        let visible = self.term.terminal().screen().visible_lines();
         self.rows.resize_with(visible.len(), Memo::default);
         let mut sizes = Some(0u64);
         let mut lines = ScreenLines::new();
         for (line, memo) in visible.zip(&mut self.rows) {
-            row_text(line, &mut self.row_text);
+            self.term.row_text(line, &mut self.row_text);
             let (text, size) = memo.get(&self.row_text, |raw| Screen::line(normalizer, bound, raw));
             sizes = sizes.zip(size).map(|(a, b)| a + b);
             lines.push(&text);
@@ -159,8 +146,9 @@ impl Screen {
         let mut bytes = Some(0u64);
         let mut add = |n: Option<u64>| bytes = bytes.zip(n).map(|(a, b)| a + b);
         let mut lines = ScreenLines::new();
-        for line in self.term.screen().visible_lines() {
-            let (text, size) = Screen::line(&self.normalizer, self.bound, &line.text());
+        for line in self.term.terminal().screen().visible_lines() {
+            let text = self.term.resolve(line.text());
+            let (text, size) = Screen::line(&self.normalizer, self.bound, &text);
             add(size);
             lines.push(&text);
         }
@@ -172,9 +160,10 @@ impl Screen {
     /// The frame of the current state with its normalized pieces.
     fn frame(&self, at_ms: u64, mut lines: ScreenLines, serialized_state: String) -> RenderedFrame {
         lines.shrink_to_fit();
-        let (columns, rows) = self.term.size();
-        let cursor = self.term.cursor();
-        let active_buffer = match self.term.active_screen_kind() {
+        let term = self.term.terminal();
+        let (columns, rows) = term.size();
+        let cursor = term.cursor();
+        let active_buffer = match term.active_screen_kind() {
             avt::ScreenKind::Primary => ActiveBuffer::Normal,
             avt::ScreenKind::Alternate => ActiveBuffer::Alternate,
         };
