@@ -40,6 +40,8 @@ use avt::{Cell, Pen};
 
 /// The zero-width joiner.
 const ZWJ: char = '\u{200D}';
+/// CANCEL TAG: zero-width, invisible, four bytes of UTF-8 (see [`Emulator::dump`]).
+const UNFIT: char = '\u{E007F}';
 /// What one tmux cell holds (`UTF8_SIZE` in tmux 3.3a): UTF-8 bytes.
 pub(crate) const CELL_BYTES: usize = 21;
 /// New stand-ins handed out (or refused) between two collections of unused
@@ -383,7 +385,20 @@ impl Emulator {
     /// cells written out as their characters, then the unfinished sequence.
     /// Replayed into an [`Emulator`] of the same size it shows the same screen.
     pub(crate) fn dump(&self) -> String {
-        let mut out = self.resolve(self.term.dump());
+        let raw = self.term.dump();
+        let mut out = String::with_capacity(raw.len() + self.unfinished.len());
+        for c in raw.chars() {
+            self.clusters.push(c, &mut out);
+            // A cell ends with a joiner only when what followed it did not
+            // fit (18 bytes or more); a 4-byte tag then cannot fit either,
+            // so the joiner is kept and the tag dropped, as they were.
+            if Clusters::is_id(c) && out.ends_with(ZWJ) {
+                out.push(UNFIT);
+            }
+        }
+        if self.joiner {
+            out.push(ZWJ);
+        }
         out.push_str(&self.unfinished);
         out
     }
@@ -557,16 +572,19 @@ mod tests {
 
     #[test]
     fn the_dump_rebuilds_the_same_screen_with_the_joined_cells() {
-        let text = "\x1b[1;33mcafe\u{301}\x1b[m na\u{303}o\r\n\u{65E5}\u{301}\u{1F468}\u{200D}\u{1F469} \u{2764}\u{FE0F}\r\n\
-                    x\x1b[3;6H\u{301}\x1b[?1049h\x1b[2;2Hv\u{323}\u{302}i\u{1EC7}t\x1b[3";
+        let family = "\u{1F468}\u{200D}\u{1F469}\u{200D}\u{1F467}\u{200D}\u{1F466}";
+        let text = &format!(
+            "{family}\r\n\u{200D}\x1b[1;33mcafe\u{301}\x1b[m na\u{303}o\r\n\u{65E5}\u{301}\u{1F468}\u{200D}\u{1F469} \u{2764}\u{FE0F}\r\n\
+                    x\x1b[3;6H\u{301}\x1b[?1049h\x1b[2;2Hv\u{323}\u{302}i\u{1EC7}t\u{200D}\x1b[3"
+        );
         let e = fed(10, 4, text);
         let dump = e.dump();
         assert!(dump.contains("cafe\u{301}") && dump.contains("\u{1F468}\u{200D}\u{1F469}"), "{dump:?}");
         assert!(dump.ends_with("\x1b[3"), "the unfinished sequence is kept: {dump:?}");
         let replayed = fed(10, 4, &dump);
         assert_eq!((rows(&replayed), replayed.cells(), cursor(&replayed)), (rows(&e), e.cells(), cursor(&e)));
-        let back = fed(10, 4, &format!("{dump}m\x1b[?1049l"));
-        assert_eq!(rows(&back)[0], "cafe\u{301} na\u{303}o");
+        let back = fed(10, 4, &format!("{dump}m\u{1F469}\x1b[?1049l"));
+        assert_eq!(rows(&back)[..2], ["\u{1F468}\u{200D}\u{1F469}\u{200D}\u{1F467}\u{200D}", "cafe\u{301} na\u{303}o"]);
     }
 
     #[test]

@@ -1,6 +1,9 @@
 //! Byte streams that break terminal emulators, each with the screen size it
-//! runs at. The oracle (`oracle.rs`) replays them in tmux; `expected/` holds
-//! the screens tmux showed, so the test stays meaningful without tmux.
+//! runs at. The oracle (`oracle.rs`) replays them in tmux;
+//! `expected_screens.json` holds what tmux showed (rows, cursor and the
+//! column of every character), so the test stays meaningful without tmux.
+//! The `zero_width_*` and `vietnamese_*` fixtures are the cases of "widths as
+//! tmux and xterm" (zero-width characters join the previous cell).
 
 /// One step of a fixture.
 #[derive(Debug, Clone, Copy)]
@@ -171,6 +174,81 @@ pub(crate) const FIXTURES: &[Fixture] = &[
             Feed("\x1b[?1049h\x1b[?25l\x1b[H\x1b[2J\x1b[1;1H\x1b[7m Title       \x1b[m\x1b[3;2Hitem 1\x1b[4;2Hitem 2"),
             Feed("\x1b[3;1H>\x1b[4;1H \x1b[5;1H\x1b[K42%"),
             Feed("\x1b[3;1H \x1b[4;1H>\x1b[5;1H\x1b[K100%\x1b[?25h"),
+        ],
+    },
+    Fixture { name: "zero_width_combining_acute", columns: 12, rows: 2, steps: &[Feed("e\u{301}\x1b[1;10HZ")] },
+    Fixture {
+        name: "zero_width_stacked_marks",
+        columns: 14,
+        rows: 3,
+        steps: &[Feed(
+            "a\u{301}\u{302}\u{303}\u{304}\u{305}\u{306}\u{307}\u{308}\u{309}\u{30A}\u{30B}Z\r\no\u{323}\u{302}\u{301}k x\u{20DD}",
+        )],
+    },
+    Fixture {
+        name: "zero_width_emoji_zwj",
+        columns: 14,
+        rows: 5,
+        steps: &[Feed(
+            "\u{1F468}\u{200D}\u{1F469}\u{200D}\u{1F467}Z\r\n\u{1F468}\u{200D}\u{1F469}\u{200D}\u{1F467}\u{200D}\u{1F466}Z\r\n\
+             \u{1F469}\u{200D}aZ a\u{200D}\u{65E5}Z\r\n\u{1F44D}\u{1F3FD}Z \u{1F1EB}\u{1F1F7}Z\r\n\u{1F3F3}\u{FE0F}\u{200D}\u{1F308}Z",
+        )],
+    },
+    Fixture {
+        name: "zero_width_variation_selectors",
+        columns: 12,
+        rows: 3,
+        steps: &[Feed(
+            "\u{2764}\u{FE0F}Z \u{2764}\u{FE0E}Z\r\n\u{1F600}\u{FE0E}Z \u{263A}\u{FE0F}Z\r\n\u{8FBB}\u{E0100}Z",
+        )],
+    },
+    Fixture {
+        name: "zero_width_space_and_format",
+        columns: 12,
+        rows: 3,
+        steps: &[Feed("a\u{200B}b\u{200B}c|\r\n\u{2060}x\u{FEFF}y\u{200C}z\r\nsoft\u{AD}hyphen")],
+    },
+    Fixture {
+        name: "zero_width_at_column_zero",
+        columns: 8,
+        rows: 4,
+        steps: &[Feed("\u{301}ab\r\n\u{200D}\u{1F469}Z\r\n\u{200B}q\r\n"), Feed("\u{302}r")],
+    },
+    Fixture {
+        name: "zero_width_after_wide",
+        columns: 10,
+        rows: 3,
+        steps: &[Feed("\u{65E5}\u{301}Z\u{1F600}\u{302}!\r\n\u{65E5}\x1b[2;2H\u{302}\x1b[3;1Hend")],
+    },
+    Fixture {
+        name: "zero_width_pending_wrap",
+        columns: 5,
+        rows: 4,
+        steps: &[Feed("0123e"), Feed("\u{301}X\r\n012\u{65E5}\u{301}Y\r\n01234"), Feed("\u{300}\r\u{301}")],
+    },
+    Fixture {
+        name: "zero_width_after_cursor_move",
+        columns: 12,
+        rows: 3,
+        steps: &[Feed("x\x1b[1;5H\u{301}Z\r\n\x1b[31mab\x1b[32m\u{301}\x1b[mc\r\n\x1b[4hmn\x1b[3;2H\u{301}o\x1b[4l")],
+    },
+    Fixture {
+        name: "vietnamese_wrapping_at_margin",
+        columns: 12,
+        rows: 4,
+        steps: &[Feed(
+            "Tie\u{302}\u{301}ng Vie\u{302}\u{323}t co\u{301} nhie\u{302}\u{300}u da\u{302}\u{301}u thanh, \u{1B0}\u{300} chu\u{31B}\u{301}",
+        )],
+    },
+    Fixture {
+        name: "vietnamese_redraw_and_reflow",
+        columns: 14,
+        rows: 4,
+        steps: &[
+            Feed("\x1b[H\x1b[2JTie\u{302}\u{301}ng Vie\u{302}\u{323}t\x1b[2;1Hxin cha\u{300}o\x1b[1;13H|"),
+            Feed("\x1b[4;1Hmo\u{323}\u{302}t hai ba bo\u{302}\u{301}n na\u{306}m 5"),
+            Resize(9, 5),
+            Feed("!"),
         ],
     },
 ];

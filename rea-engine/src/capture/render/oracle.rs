@@ -66,27 +66,64 @@ fn shell_quote(text: &str) -> String {
     format!("'{}'", text.replace('\'', r"'\''"))
 }
 
-/// The screen tmux shows after the fixture: one string per row, trailing
-/// spaces removed.
-pub(crate) fn tmux_screen(fixture: &Fixture, dir: &Path) -> Vec<String> {
+/// What tmux shows after a fixture.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct TmuxScreen {
+    /// One string per row, trailing spaces removed (`capture-pane -p`).
+    pub(crate) lines: Vec<String>,
+    /// `#{cursor_x},#{cursor_y}`; a cursor waiting to wrap (x = columns) is
+    /// reported on the last column, as rea's frames report it.
+    pub(crate) cursor: (u16, u16),
+    /// Each row's non-blank cells: the column and the characters it holds
+    /// (U+0020 left out), see [`cell_columns`].
+    pub(crate) cells: Vec<Vec<(u16, String)>>,
+}
+
+/// The final size after the fixture's resizes.
+fn final_size(fixture: &Fixture) -> (u16, u16) {
+    fixture.steps.iter().fold((fixture.columns, fixture.rows), |size, s| match s {
+        Step::Resize(c, r) => (*c, *r),
+        Step::Feed(_) => size,
+    })
+}
+
+/// Probe `x`: erase every row from its start through column `x` (0-based).
+/// A character leaves the screen at the first probe that covers its first
+/// column, so the probes tell each character's column without any width
+/// table: only tmux decides.
+fn probe(x: u16, rows: u16) -> String {
+    let mut text = String::from(if x == 0 { "\x1b[?6l" } else { "" });
+    for y in 1..=rows {
+        write!(text, "\x1b[{y};{}H\x1b[1K", x + 1).expect("writing to a String cannot fail");
+    }
+    text
+}
+
+/// The pane script: each feed, then a cursor-position query whose answer
+/// proves tmux parsed it, then a signal to the driver and a wait for it.
+fn pane_script(fixture: &Fixture, dir: &Path, tmux: &str) -> String {
+    let (columns, rows) = final_size(fixture);
+    let feeds = fixture.steps.iter().filter_map(|s| if let Step::Feed(b) = s { Some((*b).to_owned()) } else { None });
+    let probes = (0..columns).map(|x| probe(x, rows));
+    let mut script = String::from("stty raw -echo -opost\n");
+    for (n, bytes) in feeds.chain(probes).enumerate() {
+        let file = dir.join(format!("{}-{n}.bin", fixture.name));
+        std::fs::write(&file, bytes).expect("write a fixture feed");
+        let file = shell_quote(&file.to_string_lossy());
+        writeln!(
+            script,
+            "cat {file}; printf '\\033[6n'; IFS= read -r -d R _; {tmux} wait-for -S fed{n}; {tmux} wait-for go{n}"
+        )
+        .expect("writing to a String cannot fail");
+    }
+    script
+}
+
+/// The screen tmux shows after the fixture: rows, cursor and cells.
+pub(crate) fn tmux_screen(fixture: &Fixture, dir: &Path) -> TmuxScreen {
     let socket = format!("rea-oracle-{}-{}", std::process::id(), fixture.name);
     let server = Server { socket: socket.clone() };
-    let tmux = format!("tmux -L {}", shell_quote(&socket));
-    let mut script = String::from("stty raw -echo -opost\n");
-    let mut feeds = 0;
-    for step in fixture.steps {
-        if let Step::Feed(bytes) = step {
-            let file = dir.join(format!("{}-{feeds}.bin", fixture.name));
-            std::fs::write(&file, bytes).expect("write a fixture feed");
-            let file = shell_quote(&file.to_string_lossy());
-            writeln!(
-                script,
-                "cat {file}; printf '\\033[6n'; IFS= read -r -d R _; {tmux} wait-for -S fed{feeds}; {tmux} wait-for go{feeds}"
-            )
-            .expect("writing to a String cannot fail");
-            feeds += 1;
-        }
-    }
+    let script = pane_script(fixture, dir, &format!("tmux -L {}", shell_quote(&socket)));
     let script_path = dir.join(format!("{}.sh", fixture.name));
     std::fs::write(&script_path, script).expect("write the pane script");
     let (columns, rows) = (fixture.columns.to_string(), fixture.rows.to_string());
@@ -94,26 +131,64 @@ pub(crate) fn tmux_screen(fixture: &Fixture, dir: &Path) -> Vec<String> {
     server.tmux(&["new-session", "-d", "-s", "oracle", "-x", &columns, "-y", &rows, &command]);
     server.tmux(&["set-option", "-g", "status", "off"]);
     let mut feed = 0;
-    let mut waiting: Option<usize> = None;
+    let mut next = |server: &Server| {
+        if feed > 0 {
+            server.tmux(&["wait-for", "-S", &format!("go{}", feed - 1)]);
+        }
+        server.tmux(&["wait-for", &format!("fed{feed}")]);
+        feed += 1;
+    };
     for step in fixture.steps {
         match *step {
-            Step::Feed(_) => {
-                if let Some(n) = waiting.take() {
-                    server.tmux(&["wait-for", "-S", &format!("go{n}")]);
-                }
-                server.tmux(&["wait-for", &format!("fed{feed}")]);
-                waiting = Some(feed);
-                feed += 1;
-            }
+            Step::Feed(_) => next(&server),
             Step::Resize(c, r) => {
                 server.tmux(&["resize-window", "-t", "oracle", "-x", &c.to_string(), "-y", &r.to_string()]);
             }
         }
     }
+    let (columns, rows) = final_size(fixture);
+    let lines = capture(&server, rows);
+    let out = server.tmux(&["display-message", "-p", "-t", "oracle", "#{cursor_x},#{cursor_y}"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let (x, y) = text.trim().split_once(',').expect("cursor_x,cursor_y");
+    let cursor = (x.parse::<u16>().expect("cursor_x").min(columns - 1), y.parse().expect("cursor_y"));
+    let mut probed = Vec::new();
+    for _ in 0..columns {
+        next(&server);
+        probed.push(capture(&server, rows));
+    }
+    TmuxScreen { cells: cell_columns(&lines, &probed), lines, cursor }
+}
+
+/// The visible rows, trailing spaces removed, `rows` of them.
+fn capture(server: &Server, rows: u16) -> Vec<String> {
     let out = server.tmux(&["capture-pane", "-p", "-t", "oracle"]);
-    let rows = fixture.steps.iter().fold(fixture.rows, |r, s| if let Step::Resize(_, rows) = s { *rows } else { r });
     let mut lines: Vec<String> =
         String::from_utf8_lossy(&out.stdout).lines().map(|l| l.trim_end_matches(' ').to_owned()).collect();
     lines.resize(usize::from(rows), String::new());
     lines
+}
+
+/// Each row's cells from the screen and the rows left after each probe:
+/// the characters (but U+0020) that probe `x` removed sat in column `x`;
+/// consecutive characters of one column are one cell.
+pub(crate) fn cell_columns(lines: &[String], probed: &[Vec<String>]) -> Vec<Vec<(u16, String)>> {
+    let visible = |line: &str| -> Vec<char> { line.chars().filter(|&c| c != ' ').collect() };
+    let mut out = Vec::new();
+    for (row, line) in lines.iter().enumerate() {
+        let mut left = visible(line);
+        let mut cells: Vec<(u16, String)> = Vec::new();
+        for (x, screen) in (0u16..).zip(probed) {
+            let now = visible(&screen[row]);
+            assert!(left.ends_with(&now), "row {row}: probe {x} left {now:?}, not a suffix of {left:?}");
+            let gone = left.len() - now.len();
+            if gone > 0 {
+                cells.push((x, left[..gone].iter().collect()));
+            }
+            left = now;
+        }
+        assert!(left.is_empty(), "row {row}: {left:?} is left after erasing every column");
+        out.push(cells);
+    }
+    out
 }

@@ -5,8 +5,9 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Instant;
 
+use super::cells::Emulator;
 use super::fixtures::{FIXTURES, Fixture, Step};
-use super::oracle::{tmux_available, tmux_screen};
+use super::oracle::{TmuxScreen, tmux_available, tmux_screen};
 use super::{EMULATOR, RenderSettings, Renderer, RendererState};
 use crate::capture::normalize::{HostValues, Normalizer};
 use crate::evidence::RenderedFrame;
@@ -44,9 +45,9 @@ fn expected_path() -> PathBuf {
 
 /// tmux's `capture-pane` prints the code points a program sent, not the DEC
 /// special-graphics glyphs the terminal shows for them; map the ones used.
-fn as_displayed(name: &str, lines: Vec<String>) -> Vec<String> {
+fn as_displayed(name: &str, mut screen: TmuxScreen) -> TmuxScreen {
     if name != "line_drawing_charset" {
-        return lines;
+        return screen;
     }
     let glyph = |c: char| match c {
         'l' => '┌',
@@ -58,14 +59,87 @@ fn as_displayed(name: &str, lines: Vec<String>) -> Vec<String> {
         other => other,
     };
     // The fixture's text after `ESC ( B` uses none of these letters.
-    lines.into_iter().map(|l| l.chars().map(glyph).collect()).collect()
+    let map = |text: &mut String| *text = text.chars().map(glyph).collect();
+    screen.lines.iter_mut().for_each(map);
+    screen.cells.iter_mut().flatten().for_each(|(_, text)| map(text));
+    screen
+}
+
+/// A fixture's final screen as checked in (`expected_screens.json`): rows,
+/// cursor `[x, y]`, and per row its non-blank cells as `column:text`
+/// separated by spaces (a cell's text never holds U+0020).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+struct Expected {
+    lines: Vec<String>,
+    cursor: (u16, u16),
+    cells: Vec<String>,
+}
+
+impl Expected {
+    fn new(lines: Vec<String>, cursor: (u16, u16), cells: &[Vec<(u16, String)>]) -> Expected {
+        let row =
+            |cells: &Vec<(u16, String)>| cells.iter().map(|(x, t)| format!("{x}:{t}")).collect::<Vec<_>>().join(" ");
+        Expected { lines, cursor, cells: cells.iter().map(row).collect() }
+    }
+}
+
+impl From<TmuxScreen> for Expected {
+    fn from(s: TmuxScreen) -> Expected {
+        Expected::new(s.lines, s.cursor, &s.cells)
+    }
+}
+
+/// What rea's renderer shows after the fixture: the final frame's rows and
+/// cursor, and the cells of its `serialized_state` replayed into a fresh
+/// emulator, with what that replay shows differently from the frame.
+fn rendered(fixture: &Fixture) -> (Expected, Vec<String>) {
+    let frames = render(fixture);
+    let last = frames.last().expect("a final frame");
+    let mut replay = Emulator::new(usize::from(last.columns), usize::from(last.rows), 0);
+    replay.feed(last.serialized_state.as_str());
+    let mut text = String::new();
+    let replayed: Vec<String> = replay
+        .terminal()
+        .screen()
+        .visible_lines()
+        .map(|l| {
+            replay.row_text(l, &mut text);
+            text.clone()
+        })
+        .collect();
+    let c = replay.terminal().cursor();
+    let cursor = (c.col.min(usize::from(last.columns) - 1), c.row);
+    let mut problems = Vec::new();
+    if last.lines != replayed {
+        problems.push(format!("  serialized_state rebuilds other rows: {replayed:?}"));
+    }
+    if cursor != (usize::from(last.cursor_x), usize::from(last.cursor_y)) {
+        problems.push(format!("  serialized_state puts the cursor at {cursor:?}"));
+    }
+    let screen = Expected::new(last.lines.to_vec(), (last.cursor_x, last.cursor_y), &replay.cells());
+    (screen, problems)
+}
+
+/// The parts of `got` that differ from `want`, named.
+fn differences(want: &Expected, got: &Expected) -> Vec<String> {
+    let mut out = Vec::new();
+    if want.lines != got.lines {
+        out.push(format!("  rows: oracle {:?}\n        rendered {:?}", want.lines, got.lines));
+    }
+    if want.cursor != got.cursor {
+        out.push(format!("  cursor: oracle {:?}, rendered {:?}", want.cursor, got.cursor));
+    }
+    if want.cells != got.cells {
+        out.push(format!("  cells: oracle {:?}\n         rendered {:?}", want.cells, got.cells));
+    }
+    out
 }
 
 #[test]
 fn final_screens_equal_the_oracle() {
-    let checked_in: BTreeMap<String, Vec<String>> =
+    let checked_in: BTreeMap<String, Expected> =
         serde_json::from_str(&std::fs::read_to_string(expected_path()).expect("read expected_screens.json"))
-            .expect("expected_screens.json is a map of fixture name to lines");
+            .expect("expected_screens.json maps each fixture name to its lines, cursor and cells");
     let in_ci = std::env::var("CI").is_ok_and(|v| v == "true");
     let oracle = tmux_available();
     assert!(oracle || !in_ci, "tmux is not installed; CI installs it with ci/setup-tmux.sh");
@@ -76,25 +150,25 @@ fn final_screens_equal_the_oracle() {
     let mut from_tmux = BTreeMap::new();
     let mut failures = Vec::new();
     for fixture in FIXTURES {
-        let frames = render(fixture);
-        let last = frames.last().expect("a final frame");
         let want = if oracle {
-            let screen = as_displayed(fixture.name, tmux_screen(fixture, dir.path()));
+            let screen = Expected::from(as_displayed(fixture.name, tmux_screen(fixture, dir.path())));
             from_tmux.insert(fixture.name.to_owned(), screen.clone());
             screen
         } else {
             checked_in.get(fixture.name).unwrap_or_else(|| panic!("no checked-in screen for {}", fixture.name)).clone()
         };
-        if last.lines != want {
-            failures.push(format!("{}:\n  oracle   {want:?}\n  rendered {:?}", fixture.name, last.lines));
+        let (got, mut diff) = rendered(fixture);
+        diff.extend(differences(&want, &got));
+        if !diff.is_empty() {
+            failures.push(format!("{}:\n{}", fixture.name, diff.join("\n")));
         }
+    }
+    if oracle && std::env::var("REA_UPDATE_SCREENS").is_ok_and(|v| v == "1") {
+        let text = serde_json::to_string_pretty(&from_tmux).expect("serialize") + "\n";
+        std::fs::write(expected_path(), text).expect("write expected_screens.json");
     }
     assert!(failures.is_empty(), "screens differ from the oracle:\n{}", failures.join("\n"));
     if oracle {
-        if std::env::var("REA_UPDATE_SCREENS").is_ok_and(|v| v == "1") {
-            let text = serde_json::to_string_pretty(&from_tmux).expect("serialize") + "\n";
-            std::fs::write(expected_path(), text).expect("write expected_screens.json");
-        }
         assert_eq!(checked_in, from_tmux, "expected_screens.json is stale: rerun with REA_UPDATE_SCREENS=1 and tmux");
     }
 }
