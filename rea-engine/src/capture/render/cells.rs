@@ -48,6 +48,8 @@ pub(crate) const CELL_BYTES: usize = 21;
 /// ones: a collection scans every cell, so it is not repeated per character
 /// when nearly all stand-ins are in use.
 const COLLECT_EVERY: u64 = 4096;
+/// Pen-changing functions queued for the shadow terminal before it is given them.
+const PEN_QUEUE: usize = 256;
 /// Text of an unfinished escape sequence kept for the dump; avt ignores what
 /// lies beyond its own bounds (1024 bytes of OSC, 32 parameters).
 const UNFINISHED_LIMIT: usize = 4096;
@@ -203,6 +205,10 @@ pub(crate) struct Emulator {
     since_collect: u64,
     /// Reused buffer for a joined cell's text.
     text: String,
+    /// Functions parsed but not yet executed (see [`Emulator::flush`]).
+    queued: Vec<Function>,
+    /// Pen-changing functions not yet given to the shadow terminal.
+    pen_queue: Vec<Function>,
 }
 
 impl Emulator {
@@ -222,6 +228,8 @@ impl Emulator {
             unrepresented: 0,
             since_collect: COLLECT_EVERY,
             text: String::new(),
+            queued: Vec::new(),
+            pen_queue: Vec::new(),
         }
     }
 
@@ -249,6 +257,15 @@ impl Emulator {
                 self.apply(function);
             }
         }
+        self.flush();
+    }
+
+    /// Executes the queued functions (in one call: avt's per-call work is
+    /// paid once per chunk, not once per character).
+    fn flush(&mut self) {
+        if !self.queued.is_empty() {
+            self.term.execute(self.queued.drain(..));
+        }
     }
 
     /// Changes the size (the primary screen reflows).
@@ -267,9 +284,12 @@ impl Emulator {
                     _ => {}
                 }
                 if changes_pen(&function) {
-                    self.pens.execute(function.clone());
+                    self.pen_queue.push(function.clone());
+                    if self.pen_queue.len() >= PEN_QUEUE {
+                        self.pens.execute(self.pen_queue.drain(..));
+                    }
                 }
-                self.term.execute(function);
+                self.queued.push(function);
             }
         }
     }
@@ -286,9 +306,9 @@ impl Emulator {
             self.join(c);
         } else if Clusters::is_id(c) {
             let id = self.stand_in(&c.to_string(), avt_wide(c));
-            self.term.execute(Function::Print(id.unwrap_or('\u{FFFD}')));
+            self.queued.push(Function::Print(id.unwrap_or('\u{FFFD}')));
         } else {
-            self.term.execute(Function::Print(c));
+            self.queued.push(Function::Print(c));
         }
     }
 
@@ -305,6 +325,7 @@ impl Emulator {
             return None;
         }
         self.since_collect = 0;
+        self.flush();
         let term = &self.term;
         let primary = term.primary_screen().all_lines();
         let active = term.screen().visible_lines();
@@ -317,6 +338,7 @@ impl Emulator {
 
     /// Joins `z` to the cell left of the cursor, as tmux does.
     fn join(&mut self, z: char) {
+        self.flush();
         let (columns, _) = self.term.size();
         let cursor = self.term.cursor();
         let Some(line) = self.term.screen().line(cursor.row) else { return };
@@ -369,6 +391,7 @@ impl Emulator {
     /// The program's current pen, read from the shadow terminal (a blank
     /// printed in its first cell takes it).
     fn pen(&mut self) -> Pen {
+        self.pens.execute(self.pen_queue.drain(..));
         self.pens.execute(Function::Cr);
         self.pens.execute(Function::Print(' '));
         let cell = self.pens.screen().line(0).and_then(|l| l.cells().first().copied());
@@ -405,7 +428,7 @@ impl Emulator {
         if self.joiner {
             out.push(ZWJ);
         }
-        out.push_str(&self.unfinished);
+        out.push_str(&unfinished_dump(&self.unfinished));
         out
     }
 
@@ -438,6 +461,23 @@ impl Emulator {
             out
         };
         self.term.screen().visible_lines().map(row).collect()
+    }
+}
+
+/// What avt's own dump writes for a parser left in the middle of `text` (an
+/// unfinished sequence dispatches nothing, so a fresh terminal fed it differs
+/// from an unfed one only by that part).
+fn unfinished_dump(text: &str) -> String {
+    if text.is_empty() {
+        return String::new();
+    }
+    let mut t = avt::Terminal::new(1, 1).unwrap_or_else(|_| unreachable!("1x1 is a valid size"));
+    let fresh = t.dump();
+    t.feed(text);
+    let dump = t.dump();
+    match dump.strip_prefix(fresh.as_str()) {
+        Some(parser) => parser.to_owned(),
+        None => text.to_owned(),
     }
 }
 
@@ -587,7 +627,7 @@ mod tests {
         let e = fed(10, 4, text);
         let dump = e.dump();
         assert!(dump.contains("cafe\u{301}") && dump.contains("\u{1F468}\u{200D}\u{1F469}"), "{dump:?}");
-        assert!(dump.ends_with("\x1b[3"), "the unfinished sequence is kept: {dump:?}");
+        assert!(dump.ends_with("\u{9b}3"), "the unfinished sequence is kept, as avt dumps it: {dump:?}");
         let replayed = fed(10, 4, &dump);
         assert_eq!((rows(&replayed), replayed.cells(), cursor(&replayed)), (rows(&e), e.cells(), cursor(&e)));
         let back = fed(10, 4, &format!("{dump}m\u{1F469}\x1b[?1049l"));

@@ -185,6 +185,10 @@ fn the_emulator_version_is_the_locked_one() {
         .expect("avt in Cargo.lock");
     assert_eq!(EMULATOR, format!("avt {version}"));
     assert_eq!(EMULATOR, format!("{} {}", super::EMULATOR_NAME, super::EMULATOR_VERSION));
+    // The zero-width wrapper (cells.rs) picks stand-ins by the width table
+    // avt uses: one unicode-width in the lock, so both read the same one.
+    let widths = lock.split("[[package]]").filter(|p| p.contains("\nname = \"unicode-width\"\n")).count();
+    assert_eq!(widths, 1, "avt and rea-engine must resolve to one unicode-width");
 }
 
 #[test]
