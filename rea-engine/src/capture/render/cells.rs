@@ -48,8 +48,6 @@ pub(crate) const CELL_BYTES: usize = 21;
 /// ones: a collection scans every cell, so it is not repeated per character
 /// when nearly all stand-ins are in use.
 const COLLECT_EVERY: u64 = 4096;
-/// Pen-changing functions queued for the shadow terminal before it is given them.
-const PEN_QUEUE: usize = 256;
 /// Text of an unfinished escape sequence kept for the dump; avt ignores what
 /// lies beyond its own bounds (1024 bytes of OSC, 32 parameters).
 const UNFINISHED_LIMIT: usize = 4096;
@@ -205,10 +203,6 @@ pub(crate) struct Emulator {
     since_collect: u64,
     /// Reused buffer for a joined cell's text.
     text: String,
-    /// Functions parsed but not yet executed (see [`Emulator::flush`]).
-    queued: Vec<Function>,
-    /// Pen-changing functions not yet given to the shadow terminal.
-    pen_queue: Vec<Function>,
 }
 
 impl Emulator {
@@ -228,8 +222,6 @@ impl Emulator {
             unrepresented: 0,
             since_collect: COLLECT_EVERY,
             text: String::new(),
-            queued: Vec::new(),
-            pen_queue: Vec::new(),
         }
     }
 
@@ -257,15 +249,6 @@ impl Emulator {
                 self.apply(function);
             }
         }
-        self.flush();
-    }
-
-    /// Executes the queued functions (in one call: avt's per-call work is
-    /// paid once per chunk, not once per character).
-    fn flush(&mut self) {
-        if !self.queued.is_empty() {
-            self.term.execute(self.queued.drain(..));
-        }
     }
 
     /// Changes the size (the primary screen reflows).
@@ -284,12 +267,9 @@ impl Emulator {
                     _ => {}
                 }
                 if changes_pen(&function) {
-                    self.pen_queue.push(function.clone());
-                    if self.pen_queue.len() >= PEN_QUEUE {
-                        self.pens.execute(self.pen_queue.drain(..));
-                    }
+                    self.pens.execute(function.clone());
                 }
-                self.queued.push(function);
+                self.term.execute(function);
             }
         }
     }
@@ -306,9 +286,9 @@ impl Emulator {
             self.join(c);
         } else if Clusters::is_id(c) {
             let id = self.stand_in(&c.to_string(), avt_wide(c));
-            self.queued.push(Function::Print(id.unwrap_or('\u{FFFD}')));
+            self.term.execute(Function::Print(id.unwrap_or('\u{FFFD}')));
         } else {
-            self.queued.push(Function::Print(c));
+            self.term.execute(Function::Print(c));
         }
     }
 
@@ -325,7 +305,6 @@ impl Emulator {
             return None;
         }
         self.since_collect = 0;
-        self.flush();
         let term = &self.term;
         let primary = term.primary_screen().all_lines();
         let active = term.screen().visible_lines();
@@ -338,7 +317,6 @@ impl Emulator {
 
     /// Joins `z` to the cell left of the cursor, as tmux does.
     fn join(&mut self, z: char) {
-        self.flush();
         let (columns, _) = self.term.size();
         let cursor = self.term.cursor();
         let Some(line) = self.term.screen().line(cursor.row) else { return };
@@ -391,7 +369,6 @@ impl Emulator {
     /// The program's current pen, read from the shadow terminal (a blank
     /// printed in its first cell takes it).
     fn pen(&mut self) -> Pen {
-        self.pens.execute(self.pen_queue.drain(..));
         self.pens.execute(Function::Cr);
         self.pens.execute(Function::Print(' '));
         let cell = self.pens.screen().line(0).and_then(|l| l.cells().first().copied());
@@ -405,8 +382,11 @@ impl Emulator {
         out.clear();
         let cells = line.cells();
         let end = cells.iter().rposition(|c| c.width() != 0 && c.char() != ' ').map_or(0, |i| i + 1);
-        for cell in cells[..end].iter().filter(|c| c.width() != 0) {
-            self.clusters.push(cell.char(), out);
+        let shown = cells[..end].iter().filter(|c| c.width() != 0);
+        if self.clusters.text.is_empty() {
+            out.extend(shown.map(Cell::char));
+        } else {
+            shown.for_each(|cell| self.clusters.push(cell.char(), out));
         }
     }
 
@@ -415,6 +395,14 @@ impl Emulator {
     /// Replayed into an [`Emulator`] of the same size it shows the same screen.
     pub(crate) fn dump(&self) -> String {
         let raw = self.term.dump();
+        if self.clusters.text.is_empty() {
+            let mut out = raw;
+            if self.joiner {
+                out.push(ZWJ);
+            }
+            out.push_str(&unfinished_dump(&self.unfinished));
+            return out;
+        }
         let mut out = String::with_capacity(raw.len() + self.unfinished.len());
         for c in raw.chars() {
             self.clusters.push(c, &mut out);
