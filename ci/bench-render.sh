@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Rendered-terminal benchmarks (issue "Rendered terminal states"), in one run:
-#  1. the emulator candidates (avt, vt100, alacritty_terminal) against tmux on
-#     the fixture table of rea-engine/src/capture/render/fixtures.rs;
+#  1. the emulator candidates (avt, avt behind rea's zero-width wrapper, vt100,
+#     alacritty_terminal) against tmux on the fixture table of
+#     rea-engine/src/capture/render/fixtures.rs: rows, cursor and cells;
 #  2. their parse throughput and rea's renderer pipeline on a ~10 MB TUI-like
 #     stream (scratch project ci/bench-render, built in target/bench-render);
 #  3. the raw PTY drain rate on the same stream: `script` and rea capturing
