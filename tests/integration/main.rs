@@ -19,8 +19,8 @@ mod redaction;
 mod rendered_terminal;
 mod sandbox;
 mod scenario_rejection;
-mod special_inputs;
 mod screens;
+mod special_inputs;
 mod stub;
 mod tools;
 #[cfg_attr(feature = "force-stub", expect(dead_code, reason = "the stub tests use only rea_bin"))]

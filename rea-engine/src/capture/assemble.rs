@@ -182,7 +182,7 @@ impl Assembly<'_> {
         };
         let on_screens = self.screen_redactions;
         let redactions = self.redactions.map(|count| (count + secrets.redactions() + names + on_screens, on_screens));
-        let mut limitations = limitations(sampling_partial, renderer_state, &truncation_details, redactions);
+        let mut limitations = limitations(sampling_partial, renderer_state, redactions);
         limitations.extend(replies_capped.then(replies_capped_limitation));
         limitations.extend(unlisted_limitation(self.cleanup.unverified_processes.len()));
         let mut record = CaptureRecord {
@@ -321,12 +321,7 @@ fn settlement((state, elapsed_ms): (SettlementState, u64)) -> Settlement {
 }
 
 /// The record's limitations, in a fixed order.
-fn limitations(
-    sampling_partial: bool,
-    renderer: RendererState,
-    truncation: &TruncationDetails,
-    redactions: Option<(u64, u64)>,
-) -> Vec<String> {
+fn limitations(sampling_partial: bool, renderer: RendererState, redactions: Option<(u64, u64)>) -> Vec<String> {
     let mut limitations = vec![LIMIT_SAMPLED.to_owned()];
     if sampling_partial {
         limitations.push(LIMIT_SAMPLING_PARTIAL.to_owned());

@@ -102,6 +102,7 @@ fn a_secret_rebuilt_with_a_carriage_return_is_not_in_any_rendered_state() {
         budget_bytes: 1_000_000,
         frame_limit: 100,
         secrets: secrets.clone(),
+        answer_queries: true,
     };
     let mut renderer = Renderer::inline(settings, normalizer);
     let now = std::time::Instant::now();

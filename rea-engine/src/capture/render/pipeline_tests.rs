@@ -16,7 +16,15 @@ fn plain() -> Normalizer {
 }
 
 fn settings(columns: u16, rows: u16, answer_queries: bool) -> RenderSettings {
-    RenderSettings { columns, rows, scrollback: 100, budget_bytes: 1_000_000, frame_limit: 1000, answer_queries }
+    RenderSettings {
+        columns,
+        rows,
+        scrollback: 100,
+        budget_bytes: 1_000_000,
+        frame_limit: 1000,
+        answer_queries,
+        secrets: Default::default(),
+    }
 }
 
 fn both(columns: u16, rows: u16, answer_queries: bool) -> [Renderer; 2] {

@@ -82,14 +82,14 @@ impl Screen {
     /// The cursor (column, row) from 0 as a terminal reports it: one waiting
     /// to wrap sits on the last column.
     pub(crate) fn cursor(&self) -> (u16, u16) {
-        let ((columns, rows), cursor) = (self.term.size(), self.term.cursor());
+        let ((columns, rows), cursor) = (self.term.terminal().size(), self.term.terminal().cursor());
         let to_u16 = |v: usize| u16::try_from(v).unwrap_or(u16::MAX);
         (to_u16(cursor.col.min(columns.saturating_sub(1))), to_u16(cursor.row.min(rows.saturating_sub(1))))
     }
 
     /// The size (columns, rows).
     pub(crate) fn size(&self) -> (u16, u16) {
-        let (columns, rows) = self.term.size();
+        let (columns, rows) = self.term.terminal().size();
         (u16::try_from(columns).unwrap_or(u16::MAX), u16::try_from(rows).unwrap_or(u16::MAX))
     }
 

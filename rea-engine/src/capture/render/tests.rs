@@ -21,7 +21,15 @@ fn plain() -> Normalizer {
 }
 
 fn settings(columns: u16, rows: u16, budget_bytes: u64, frame_limit: u64) -> RenderSettings {
-    RenderSettings { columns, rows, scrollback: 1000, budget_bytes, frame_limit, answer_queries: true, secrets: Default::default() }
+    RenderSettings {
+        columns,
+        rows,
+        scrollback: 1000,
+        budget_bytes,
+        frame_limit,
+        answer_queries: true,
+        secrets: Default::default(),
+    }
 }
 
 /// Every frame of a fixture rendered on the renderer thread.
