@@ -1,23 +1,20 @@
 //! Reading an Evidence document for viewing: JSON, or the TOON rea prints by
-//! default. Comparison reads JSON only (see `cmd::compare_process_captures`);
-//! viewing accepts both because a person should be able to read whatever
+//! default (decoded by the engine's `decode_evidence`, which the capture
+//! loader of comparison also uses). Comparison reads JSON only; viewing
+//! accepts both because a person should be able to read whatever
 //! rea printed.
 
 use std::path::Path;
 
 use rea_engine::UserError;
-use rea_engine::evidence::{CAPTURE_PREDICATE, COMPARISON_PREDICATE, import_capture, parse_evidence_value};
-use rea_engine::input::{InputError, parse_json_bytes, read_capped};
+pub(crate) use rea_engine::evidence::Encoding;
+use rea_engine::evidence::{
+    CAPTURE_PREDICATE, COMPARISON_PREDICATE, decode_evidence, import_capture, parse_evidence_value,
+};
+use rea_engine::input::{InputError, read_capped};
 use serde_json::Value;
 
 use crate::errors::CliError;
-
-/// How the file was written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Encoding {
-    Json,
-    Toon,
-}
 
 /// What kind of Evidence the document is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,27 +41,11 @@ pub(crate) struct Loaded {
     pub(crate) identity: Identity,
 }
 
-/// Decodes `bytes` as a TOON Evidence document (an object with a
-/// `predicate_type`), if it is one.
-pub(crate) fn decode_toon_evidence(bytes: &[u8]) -> Option<Value> {
-    let text = std::str::from_utf8(bytes).ok()?;
-    let value: Value = toon_format::decode_default(text).ok()?;
-    value.get("predicate_type")?.as_str()?;
-    Some(value)
-}
-
 /// Reads the capture or comparison at `path` (JSON or TOON).
 pub(crate) fn load(path: &Path) -> Result<Loaded, Box<dyn UserError>> {
     let boxed = |e: InputError| Box::new(e) as Box<dyn UserError>;
     let bytes = read_capped("Evidence", path, crate::host::open_input).map_err(boxed)?;
-    let (value, encoding) = match parse_json_bytes("Evidence", path, &bytes) {
-        Ok(value) => (value, Encoding::Json),
-        Err(e @ InputError::InvalidJson { .. }) => match decode_toon_evidence(&bytes) {
-            Some(value) => (value, Encoding::Toon),
-            None => return Err(boxed(e)),
-        },
-        Err(e) => return Err(boxed(e)),
-    };
+    let (value, encoding) = decode_evidence("Evidence", path, &bytes).map_err(boxed)?;
     let kind = match value.get("predicate_type").and_then(Value::as_str) {
         Some(CAPTURE_PREDICATE) => Kind::Capture,
         Some(COMPARISON_PREDICATE) => Kind::Comparison,

@@ -23,11 +23,6 @@ pub(crate) enum CliError {
         "stdout is the scenario file {path} itself: the shell emptied it when it opened the redirect, before rea started, so its content is lost"
     )]
     StdoutIsInput { path: PathBuf },
-    /// A capture given to comparison is TOON, rea's default output.
-    #[error(
-        "capture file {path} is a TOON document (rea's default output); comparison reads only the exact JSON capture"
-    )]
-    ToonCapture { path: PathBuf },
     /// `rea show` or `rea export-asciicast` was given something else.
     #[error("{path} is not a rea capture or comparison: it is {found}")]
     NotViewable { path: PathBuf, found: String },
@@ -49,7 +44,6 @@ impl UserError for CliError {
             CliError::Usage { .. } => "invalid_arguments",
             CliError::CurrentDirectory { .. } => "current_directory_unreadable",
             CliError::StdoutIsInput { .. } => "output_is_input",
-            CliError::ToonCapture { .. } => "capture_is_toon",
             CliError::NotViewable { .. } => "not_viewable",
             CliError::NotACapture { .. } => "not_a_capture",
             CliError::StartupSetting { .. } => "invalid_configuration",
@@ -62,10 +56,6 @@ impl UserError for CliError {
             CliError::StdoutIsInput { .. } => {
                 "Restore the scenario file (for example from version control), then redirect the capture to a different file: `rea capture-process scenario.json --json > capture.json`.".into()
             }
-            CliError::ToonCapture { path } => format!(
-                "Capture again with --json (`rea capture-process SCENARIO --json > capture.json`) and compare that file; to read this one, run `rea show {}`.",
-                path.display()
-            ),
             CliError::NotViewable { .. } => {
                 "Give a capture (`rea capture-process SCENARIO --json > capture.json`) or a comparison (`rea compare-process-captures LEFT RIGHT --json > comparison.json`).".into()
             }
@@ -81,10 +71,9 @@ impl UserError for CliError {
     fn details(&self) -> Option<Value> {
         match self {
             CliError::Usage { .. } | CliError::CurrentDirectory { .. } | CliError::StartupSetting { .. } => None,
-            CliError::StdoutIsInput { path }
-            | CliError::ToonCapture { path }
-            | CliError::NotViewable { path, .. }
-            | CliError::NotACapture { path } => Some(json!({ "file": path.display().to_string() })),
+            CliError::StdoutIsInput { path } | CliError::NotViewable { path, .. } | CliError::NotACapture { path } => {
+                Some(json!({ "file": path.display().to_string() }))
+            }
         }
     }
 }

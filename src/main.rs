@@ -66,8 +66,7 @@ fn main() -> ExitCode {
         cli::Command::CompareProcessCaptures(args) => {
             let format = Format::from_flag(args.format.json);
             let exit_code = args.exit_code;
-            let outcome = cmd::compare_process_captures::run(args);
-            return cmd::compare_process_captures::emit(&outcome, format, exit_code);
+            return cmd::compare_process_captures::emit(cmd::compare_process_captures::run(args), format, exit_code);
         }
         cli::Command::Doctor(args) => (cmd::doctor::run(), Format::from_flag(args.format.json)),
         // Text (not document) commands print their own output.

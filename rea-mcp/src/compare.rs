@@ -9,8 +9,7 @@ use rea_engine::UserError;
 use rea_engine::compare::{
     CompareOptions, DEFAULT_TIMING_TOLERANCE_MS, Side, TraceSpec, TraceSpecError, compare_with, parse_trace_spec,
 };
-use rea_engine::evidence::{CAPTURE_OPERATION, CAPTURE_PREDICATE, CaptureRecord, Evidence, import_capture_record};
-use rea_engine::input::read_json_file;
+use rea_engine::evidence::{CAPTURE_OPERATION, CAPTURE_PREDICATE, CaptureRecord, Evidence, load_capture};
 use rea_engine::scenario::Issue;
 use rmcp::model::CallToolResult;
 use serde_json::{Map, Value};
@@ -173,14 +172,10 @@ type Loaded = Arc<(Evidence, CaptureRecord)>;
 fn load(session: &Session, source: &Source, field: &'static str) -> Result<Loaded, Box<dyn UserError + Send>> {
     match source {
         Source::Id(id) => by_id(session, id, field).map_err(|e| Box::new(e) as Box<dyn UserError + Send>),
-        Source::File(path) => {
-            let path = Path::new(path);
-            let value = read_json_file("capture", path, session.host.open_input)
-                .map_err(|e| Box::new(e) as Box<dyn UserError + Send>)?;
-            let imported = import_capture_record(&path.display().to_string(), value)
-                .map_err(|e| Box::new(e) as Box<dyn UserError + Send>)?;
-            Ok(Arc::new(imported))
-        }
+        // The engine's one capture loader, as the CLI's comparison uses.
+        Source::File(path) => load_capture(Path::new(path), session.host.open_input)
+            .map(Arc::new)
+            .map_err(|e| Box::new(e) as Box<dyn UserError + Send>),
     }
 }
 
@@ -214,7 +209,7 @@ pub(crate) fn run(session: &Session, arguments: Value) -> CallToolResult {
         (Err(e), _) | (_, Err(e)) => return reply::error(e.as_ref()),
     };
     let sides = (Side { evidence: &left.0, record: &left.1 }, Side { evidence: &right.0, record: &right.1 });
-    let evidence = match compare_with(sides.0, sides.1, trace.as_ref(), args.options) {
+    let evidence = match compare_with(sides.0, sides.1, trace.as_ref(), args.options).and_then(|s| s.into_evidence()) {
         Ok(e) => e,
         Err(e) => return reply::error(&e),
     };

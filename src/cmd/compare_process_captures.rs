@@ -4,34 +4,20 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use rea_engine::UserError;
-use rea_engine::compare::{CompareOptions, Side, TraceSpec, compare_with, parse_trace_spec};
-use rea_engine::evidence::{CaptureRecord, Evidence, import_capture_record};
-use rea_engine::input::{InputError, parse_json_bytes, read_capped, read_json_file};
+use rea_engine::compare::{CompareOptions, SealedComparison, Side, TraceSpec, compare_with, parse_trace_spec};
+use rea_engine::evidence::{CaptureRecord, Evidence, LoadError, load_capture};
+use rea_engine::input::read_json_file;
 
 use crate::cli::CompareArgs;
-use crate::errors::{CliError, failure};
+use crate::errors::failure;
 use crate::output::Format;
 use crate::{Outcome, exit};
 
-type Loaded = Result<(Evidence, CaptureRecord), Box<dyn UserError + Send>>;
+type Loaded = Result<(Evidence, CaptureRecord), LoadError>;
 
-/// Reads and imports one capture. The comparison needs only the envelope's
-/// identity and locations beside the typed record, so the JSON tree of the
-/// record is released at once.
+/// Reads and imports one capture (the engine's one capture loader).
 fn load(path: &Path) -> Loaded {
-    let bytes =
-        read_capped("capture", path, crate::host::open_input).map_err(|e| Box::new(e) as Box<dyn UserError + Send>)?;
-    let value = match parse_json_bytes("capture", path, &bytes) {
-        Ok(value) => value,
-        // rea's default output is TOON: say exactly what to do with it.
-        Err(InputError::InvalidJson { .. }) if crate::document::decode_toon_evidence(&bytes).is_some() => {
-            return Err(Box::new(CliError::ToonCapture { path: path.to_owned() }));
-        }
-        Err(e) => return Err(Box::new(e)),
-    };
-    drop(bytes);
-    // The record takes the tree's strings; the envelope keeps no copy.
-    import_capture_record(&path.display().to_string(), value).map_err(|e| Box::new(e) as Box<dyn UserError + Send>)
+    load_capture(path, crate::host::open_input)
 }
 
 /// Loads both sides at once, one on another thread.
@@ -52,35 +38,36 @@ fn load_trace(path: &Path) -> Result<TraceSpec, Box<dyn UserError>> {
     })
 }
 
-pub(crate) fn run(args: CompareArgs) -> Outcome {
+pub(crate) fn run(args: CompareArgs) -> Result<SealedComparison, Outcome> {
     let (left, right) = match load_both(&args.left, &args.right) {
         (Ok(l), Ok(r)) => (l, r),
-        (Err(e), _) | (_, Err(e)) => return failure(e.as_ref()),
+        (Err(e), _) | (_, Err(e)) => return Err(failure(&e)),
     };
-    let trace = match args.trace.as_deref().map(load_trace).transpose() {
-        Ok(t) => t,
-        Err(e) => return failure(e.as_ref()),
-    };
+    let trace = args.trace.as_deref().map(load_trace).transpose().map_err(|e| failure(e.as_ref()))?;
     let (l, r) = (Side { evidence: &left.0, record: &left.1 }, Side { evidence: &right.0, record: &right.1 });
     let options = CompareOptions { timing_tolerance_ms: args.timing_tolerance_ms };
-    match compare_with(l, r, trace.as_ref(), options) {
-        Ok(evidence) => Outcome { document: serde_json::to_value(evidence).unwrap_or_default(), success: true },
-        Err(e) => failure(&e),
-    }
+    compare_with(l, r, trace.as_ref(), options).map_err(|e| failure(&e))
 }
 
-/// Whether a comparison document reports an observed difference.
-fn observed_difference(outcome: &Outcome) -> bool {
-    outcome.success && outcome.document["normalized_result"]["status"] == "changed"
-}
-
-/// Prints the outcome; with `--exit-code`, a successful comparison that
-/// observed a difference exits 3.
-pub(crate) fn emit(outcome: &Outcome, format: Format, exit_code: bool) -> ExitCode {
-    let status = crate::emit(outcome, format);
-    if exit_code && observed_difference(outcome) && status == ExitCode::from(exit::SUCCESS) {
-        ExitCode::from(exit::DIFFERENCE)
-    } else {
-        status
+/// Prints the comparison (JSON is written from the typed record; TOON needs
+/// the tree) or the failure; with `--exit-code`, a comparison that observed
+/// a difference exits 3.
+pub(crate) fn emit(result: Result<SealedComparison, Outcome>, format: Format, exit_code: bool) -> ExitCode {
+    let sealed = match result {
+        Ok(sealed) => sealed,
+        Err(outcome) => return crate::emit(&outcome, format),
+    };
+    let difference = sealed.record().observed_difference();
+    let written = match format {
+        Format::Json => sealed.write_json(std::io::stdout().lock()),
+        Format::Toon => sealed
+            .into_evidence()
+            .map_err(std::io::Error::other)
+            .and_then(|evidence| crate::output::print(&evidence.into_value(), format)),
+    };
+    match written {
+        Err(e) => crate::output::lost("the document", &e),
+        Ok(()) if exit_code && difference => ExitCode::from(exit::DIFFERENCE),
+        Ok(()) => ExitCode::from(exit::SUCCESS),
     }
 }

@@ -8,6 +8,7 @@ mod code_invariants;
 mod compare_behaviour;
 mod compare_cli;
 mod compare_corpus;
+mod compare_golden;
 mod compare_trace;
 mod doctor;
 mod document_bound;

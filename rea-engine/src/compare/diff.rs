@@ -100,6 +100,9 @@ pub(super) struct Findings {
     pub(super) differences: Vec<Difference>,
     /// Every timing delta.
     pub(super) timing_deltas: Vec<TimingDelta>,
+    /// The first value that could not be serialized: the comparison fails
+    /// with it instead of reporting a difference it cannot show.
+    pub(super) failure: Option<serde_json::Error>,
 }
 
 impl Findings {
@@ -112,7 +115,24 @@ impl Findings {
         order: (usize, u8, usize),
     ) {
         if left != right {
-            self.push(path.to_owned(), to_value(left), to_value(right), None, order);
+            self.values(path.to_owned(), left, right, None, order);
+        }
+    }
+
+    /// Records a difference between two serializable values.
+    pub(super) fn values<T: Serialize>(
+        &mut self,
+        path: String,
+        left: &T,
+        right: &T,
+        location: Option<Location>,
+        order: (usize, u8, usize),
+    ) {
+        match (serde_json::to_value(left), serde_json::to_value(right)) {
+            (Ok(left), Ok(right)) => self.push(path, left, right, location, order),
+            (Err(e), _) | (_, Err(e)) => {
+                self.failure.get_or_insert(e);
+            }
         }
     }
 
@@ -148,11 +168,6 @@ impl Findings {
     pub(super) fn is_empty(&self) -> bool {
         self.differences.is_empty()
     }
-}
-
-/// Serializes a value that cannot fail to serialize (plain record data).
-pub(super) fn to_value<T: Serialize>(v: &T) -> Value {
-    serde_json::to_value(v).unwrap_or(Value::Null)
 }
 
 /// The first difference between two texts: byte offset (at a character

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
-use super::diff::{Findings, Location, phase, to_value};
+use super::diff::{Findings, Location, phase};
 use crate::evidence::{CaptureRecord, FileEffect, FileState, InteractionEvent, InteractionKind};
 
 /// Segment index that event `i` ends (boundary events before it).
@@ -53,7 +53,7 @@ pub(super) fn interaction(l: &CaptureRecord, r: &CaptureRecord, tolerance: u64) 
                     let (p, q) = (x.dispatched_at_ms, y.dispatched_at_ms);
                     f.timing(&format!("{path}.dispatched_at_ms"), p, q, tolerance, order);
                 }
-                (x, y) => f.push(path, to_value(&x), to_value(&y), Some(Location::Index { segment, index: i }), order),
+                (x, y) => f.values(path, &x, &y, Some(Location::Index { segment, index: i }), order),
             }
         }
     }
@@ -92,7 +92,7 @@ pub(super) fn exit(l: &CaptureRecord, r: &CaptureRecord, tolerance: u64) -> Find
                         f.field(&format!("{path}.delivery"), &p.delivery, &q.delivery, o);
                         f.timing(&format!("{path}.sent_at_ms"), p.sent_at_ms, q.sent_at_ms, tolerance, o);
                     }
-                    (p, q) => f.push(path, to_value(&p), to_value(&q), None, order()),
+                    (p, q) => f.values(path, &p, &q, None, order()),
                 }
             }
         }
@@ -135,7 +135,7 @@ pub(super) fn filesystem(l: &CaptureRecord, r: &CaptureRecord) -> Findings {
                     f.field(&format!("{path}.sha256"), &x.sha256, &y.sha256, o);
                     f.field(&format!("{path}.symlink_target"), &x.symlink_target, &y.symlink_target, o);
                 }
-                (x, y) => f.push(path, to_value(&x), to_value(&y), None, (s, phase::FILESYSTEM, n)),
+                (x, y) => f.values(path, &x, &y, None, (s, phase::FILESYSTEM, n)),
             }
         }
     }

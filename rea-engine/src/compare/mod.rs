@@ -17,13 +17,17 @@ mod behaviour_tests;
 mod contract;
 mod diff;
 mod dimensions;
+mod record;
 mod terminal;
 pub mod trace;
 
-use serde::Serialize;
 use serde_json::{Value, json};
 
 pub use diff::{Difference, Location, MAX_DIFFERENCES, TimingDelta};
+pub use record::{
+    ComparisonRecord, ComparisonStatus, Dimension, DimensionResult, DimensionStatus, Divergence, DivergenceGap,
+    DivergenceStatus, FirstDivergence,
+};
 pub use terminal::TRUNCATION_MARGIN_BYTES;
 
 pub use contract::contract_differences;
@@ -32,7 +36,7 @@ pub use trace::{TraceSpec, TraceSpecError, parse_trace_spec};
 use crate::error::{Category, UserError};
 use crate::evidence::{
     COMPARISON_OPERATION, COMPARISON_PREDICATE, CaptureRecord, DocumentTruncation, EVIDENCE_SCHEMA_VERSION, Evidence,
-    FileState, NO_SUBJECT_LIMITATION, Provider, seal,
+    FileState, NO_SUBJECT_LIMITATION, Part, Provider, evidence_id_with, write_inline,
 };
 
 /// Default `timing_tolerance_ms`: above the 99.9th percentile of the timing
@@ -56,9 +60,6 @@ impl Default for CompareOptions {
 
 /// `schema_version` of the comparison record.
 pub const COMPARISON_SCHEMA_VERSION: u32 = 5;
-
-/// The dimensions, in reporting order.
-pub const DIMENSIONS: [&str; 5] = ["terminal", "interaction", "exit", "filesystem", "process"];
 
 /// Why two captures cannot be compared.
 #[derive(Debug, thiserror::Error)]
@@ -109,31 +110,9 @@ pub struct Side<'a> {
     pub record: &'a CaptureRecord,
 }
 
-/// One dimension's classification.
-#[derive(Debug, Clone, Serialize)]
-pub struct DimensionResult {
-    /// Dimension name.
-    pub dimension: &'static str,
-    /// `unchanged`, `added`, `removed`, `changed`, `truncated` or `unknown`.
-    pub status: &'static str,
-    /// The dimension's own status, present only when a trace verdict replaced it.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub exact_status: Option<&'static str>,
-    /// Why it is `truncated` or `unknown`, or which trace difference made it `changed`.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub reasons: Vec<String>,
-    /// The first [`MAX_DIFFERENCES`] differences, earliest first.
-    pub differences: Vec<Difference>,
-    /// How many further differences were found.
-    pub differences_omitted: usize,
-    /// Every timing value compared, within the tolerance or not.
-    pub timing_deltas: Vec<TimingDelta>,
-}
-
-/// Compares two imported captures, under `trace` when given, and returns
-/// sealed comparison Evidence.
-/// with the default [`CompareOptions`].
-pub fn compare(left: Side<'_>, right: Side<'_>, trace: Option<&TraceSpec>) -> Result<Evidence, CompareError> {
+/// Compares two imported captures, under `trace` when given, with the
+/// default [`CompareOptions`], and returns sealed comparison Evidence.
+pub fn compare(left: Side<'_>, right: Side<'_>, trace: Option<&TraceSpec>) -> Result<SealedComparison, CompareError> {
     compare_with(left, right, trace, CompareOptions::default())
 }
 
@@ -144,22 +123,18 @@ pub fn compare_with(
     right: Side<'_>,
     trace: Option<&TraceSpec>,
     options: CompareOptions,
-) -> Result<Evidence, CompareError> {
+) -> Result<SealedComparison, CompareError> {
     let fields =
         contract_differences(&left.record.manifest.comparison_contract, &right.record.manifest.comparison_contract);
     if !fields.is_empty() {
         return Err(CompareError::ContractMismatch { fields });
     }
-    let result = compare_records_with(left.record, right.record, trace, options);
+    let record = compare_records_with(left.record, right.record, trace, options)?;
     let mut limitations = vec![NO_SUBJECT_LIMITATION.to_owned()];
-    for l in result["limitations"].as_array().into_iter().flatten() {
-        if let Some(s) = l.as_str() {
-            limitations.push(s.to_owned());
-        }
-    }
+    limitations.extend(record.limitations.iter().cloned());
     let mut locations = left.evidence.locations.clone();
     locations.extend(right.evidence.locations.iter().cloned());
-    Ok(seal(Evidence {
+    let mut envelope = Evidence {
         schema_version: EVIDENCE_SCHEMA_VERSION,
         evidence_id: String::new(),
         subject: Value::Null,
@@ -169,14 +144,49 @@ pub fn compare_with(
         operation: COMPARISON_OPERATION.into(),
         parameters: parameters(&left, &right, trace, options),
         raw_result: Value::Null,
-        normalized_result: result,
+        normalized_result: Value::Null,
         confidence: "derived".into(),
         authority: "analyst-inference".into(),
         environment: Value::Null,
         limitations,
         locations,
         evidence_links: vec![left.evidence.evidence_id.clone(), right.evidence.evidence_id.clone()],
-    })?)
+    };
+    envelope.evidence_id = evidence_id_with(&envelope, Part::Typed(&record))?;
+    Ok(SealedComparison { envelope, record })
+}
+
+/// Sealed comparison Evidence whose record stays typed.
+#[derive(Debug, Clone)]
+pub struct SealedComparison {
+    /// The envelope, `normalized_result` null.
+    envelope: Evidence,
+    /// The record that is its `normalized_result`.
+    record: ComparisonRecord,
+}
+
+impl SealedComparison {
+    /// The sealed identity.
+    pub fn evidence_id(&self) -> &str {
+        &self.envelope.evidence_id
+    }
+
+    /// The record.
+    pub fn record(&self) -> &ComparisonRecord {
+        &self.record
+    }
+
+    /// The Evidence with its record as a JSON value (for TOON and for
+    /// callers that store envelopes).
+    pub fn into_evidence(self) -> Result<Evidence, CompareError> {
+        Ok(Evidence { normalized_result: serde_json::to_value(&self.record)?, ..self.envelope })
+    }
+
+    /// Writes the Evidence as pretty JSON (what `--json` prints) and a final
+    /// newline, serializing the typed record as it goes.
+    pub fn write_json(&self, out: impl std::io::Write) -> std::io::Result<()> {
+        write_inline(&self.envelope, &self.record, out)
+    }
 }
 
 fn parameters(left: &Side<'_>, right: &Side<'_>, trace: Option<&TraceSpec>, options: CompareOptions) -> Value {
@@ -199,15 +209,15 @@ fn merge(into: &mut Value, from: Value) {
     }
 }
 
-fn residual_reasons(r: &CaptureRecord, scope: &str) -> Vec<String> {
-    r.residual_unknowns.iter().filter(|u| u.scope.as_str() == scope).map(|u| u.reason.clone()).collect()
+fn residual_reasons(r: &CaptureRecord, dimension: Dimension) -> Vec<String> {
+    r.residual_unknowns.iter().filter(|u| u.scope == dimension.scope()).map(|u| u.reason.clone()).collect()
 }
 
-fn truncation_reasons(r: &CaptureRecord, side: &str, dimension: &str) -> Vec<String> {
+fn truncation_reasons(r: &CaptureRecord, side: &str, dimension: Dimension) -> Vec<String> {
     let td = &r.truncation_details;
     let mut out = Vec::new();
     match dimension {
-        "terminal" => {
+        Dimension::Terminal => {
             if td.raw_terminal.truncated {
                 out.push(format!("{side} capture omitted raw terminal chunks."));
             }
@@ -218,27 +228,27 @@ fn truncation_reasons(r: &CaptureRecord, side: &str, dimension: &str) -> Vec<Str
                 out.push(format!("{side} capture omitted rendered terminal states."));
             }
         }
-        "filesystem" if (td.filesystem_before.truncated || td.filesystem_after.truncated) => {
+        Dimension::Filesystem if (td.filesystem_before.truncated || td.filesystem_after.truncated) => {
             out.push(format!("{side} capture has incomplete filesystem snapshots."));
         }
-        "process" if td.process.truncated => {
+        Dimension::Process if td.process.truncated => {
             out.push(format!("{side} capture's process sampling ended partially."));
         }
-        _ => {}
+        Dimension::Interaction | Dimension::Exit | Dimension::Filesystem | Dimension::Process => {}
     }
     out.extend(document_reason(td.document.as_ref(), side, dimension));
     out
 }
 
 /// What the document bound left out of one side in `dimension`, if anything.
-fn document_reason(document: Option<&DocumentTruncation>, side: &str, dimension: &str) -> Option<String> {
+fn document_reason(document: Option<&DocumentTruncation>, side: &str, dimension: Dimension) -> Option<String> {
     let d = document?;
     let omitted = match dimension {
-        "terminal" if d.omitted_frames > 0 || d.omitted_rendered_frames > 0 => {
+        Dimension::Terminal if d.omitted_frames > 0 || d.omitted_rendered_frames > 0 => {
             format!("its latest {} terminal chunks and {} rendered states", d.omitted_frames, d.omitted_rendered_frames)
         }
-        "filesystem" if d.omitted_paths > 0 => format!("the last {} filesystem paths", d.omitted_paths),
-        "process" if d.omitted_process_samples > 0 => {
+        Dimension::Filesystem if d.omitted_paths > 0 => format!("the last {} filesystem paths", d.omitted_paths),
+        Dimension::Process if d.omitted_process_samples > 0 => {
             format!("its latest {} process samples", d.omitted_process_samples)
         }
         _ => return None,
@@ -270,12 +280,11 @@ fn unhashed(list: &[FileState], path: &str) -> bool {
 fn filesystem_differences_explained(l: &CaptureRecord, r: &CaptureRecord) -> bool {
     let mut incomplete = incomplete_roots(l);
     incomplete.extend(incomplete_roots(r));
-    let key = |f: &FileState| (f.path.clone(), serde_json::to_string(f).unwrap_or_default());
     let mut paths = std::collections::BTreeSet::new();
     for (a, b) in [(&l.files_before, &r.files_before), (&l.files_after, &r.files_after)] {
-        let sa: std::collections::BTreeSet<_> = a.iter().map(key).collect();
-        let sb: std::collections::BTreeSet<_> = b.iter().map(key).collect();
-        paths.extend(sa.symmetric_difference(&sb).map(|(p, _)| p.clone()));
+        let sa: std::collections::BTreeSet<&FileState> = a.iter().collect();
+        let sb: std::collections::BTreeSet<&FileState> = b.iter().collect();
+        paths.extend(sa.symmetric_difference(&sb).map(|f| f.path.as_str()));
     }
     paths.iter().all(|p| {
         incomplete.iter().any(|root| root == root_of(p))
@@ -303,10 +312,10 @@ impl Found {
     }
 }
 
-fn find(dimension: &str, l: &CaptureRecord, r: &CaptureRecord, options: CompareOptions) -> Found {
+fn find(dimension: Dimension, l: &CaptureRecord, r: &CaptureRecord, options: CompareOptions) -> Found {
     let tolerance = options.timing_tolerance_ms;
     match dimension {
-        "terminal" => {
+        Dimension::Terminal => {
             let (a, b) = (terminal::Segmented::new(l), terminal::Segmented::new(r));
             let (findings, observed) = terminal::compare(&a, &b);
             Found {
@@ -316,19 +325,19 @@ fn find(dimension: &str, l: &CaptureRecord, r: &CaptureRecord, options: CompareO
                 ..Found::plain(findings)
             }
         }
-        "interaction" => Found {
+        Dimension::Interaction => Found {
             left_empty: l.interaction_events.is_empty(),
             right_empty: r.interaction_events.is_empty(),
             ..Found::plain(dimensions::interaction(l, r, tolerance))
         },
-        "exit" => Found::plain(dimensions::exit(l, r, tolerance)),
-        "filesystem" => Found {
+        Dimension::Exit => Found::plain(dimensions::exit(l, r, tolerance)),
+        Dimension::Filesystem => Found {
             observed_despite_truncation: !filesystem_differences_explained(l, r),
             left_empty: l.files_before.is_empty() && l.files_after.is_empty() && l.filesystem_effects.is_empty(),
             right_empty: r.files_before.is_empty() && r.files_after.is_empty() && r.filesystem_effects.is_empty(),
             ..Found::plain(dimensions::filesystem(l, r))
         },
-        _ => {
+        Dimension::Process => {
             let p = dimensions::process(l, r);
             Found {
                 proven: p.proven,
@@ -342,31 +351,34 @@ fn find(dimension: &str, l: &CaptureRecord, r: &CaptureRecord, options: CompareO
 
 const SAMPLING_REASON: &str = "Process samples differ only in processes seen in a single sampling pass; periodic sampling can miss a short-lived process or see it before its exec, so this is not proof of a behavioural difference.";
 
-fn status_of(found: &Found, unknown: Vec<String>, truncated: Vec<String>) -> (&'static str, Vec<String>) {
+fn status_of(found: &Found, unknown: Vec<String>, truncated: Vec<String>) -> (DimensionStatus, Vec<String>) {
     let equal = found.findings.is_empty();
     if !unknown.is_empty() {
         // What was left out still explains part of the unknown.
-        ("unknown", unknown.into_iter().chain(truncated).collect())
+        (DimensionStatus::Unknown, unknown.into_iter().chain(truncated).collect())
     } else if !truncated.is_empty() && (equal || !found.observed_despite_truncation) {
-        ("truncated", truncated)
+        (DimensionStatus::Truncated, truncated)
     } else if equal {
-        ("unchanged", Vec::new())
+        (DimensionStatus::Unchanged, Vec::new())
     } else if !found.proven {
-        ("unknown", vec![SAMPLING_REASON.to_owned()])
+        (DimensionStatus::Unknown, vec![SAMPLING_REASON.to_owned()])
     } else if found.left_empty {
-        ("added", Vec::new())
+        (DimensionStatus::Added, Vec::new())
     } else if found.right_empty {
-        ("removed", Vec::new())
+        (DimensionStatus::Removed, Vec::new())
     } else {
-        ("changed", Vec::new())
+        (DimensionStatus::Changed, Vec::new())
     }
 }
 
 /// Each dimension's own status, with every difference found (sorted).
-fn classify(l: &CaptureRecord, r: &CaptureRecord, options: CompareOptions) -> Vec<(DimensionResult, Vec<Difference>)> {
+fn classify(l: &CaptureRecord, r: &CaptureRecord, options: CompareOptions) -> Result<Classified, serde_json::Error> {
     let mut out = Vec::new();
-    for dimension in DIMENSIONS {
-        let found = find(dimension, l, r, options);
+    for &dimension in Dimension::ALL {
+        let mut found = find(dimension, l, r, options);
+        if let Some(failure) = found.findings.failure.take() {
+            return Err(failure);
+        }
         let mut unknown = residual_reasons(l, dimension);
         unknown.extend(residual_reasons(r, dimension));
         let mut truncated = truncation_reasons(l, "Left", dimension);
@@ -387,38 +399,22 @@ fn classify(l: &CaptureRecord, r: &CaptureRecord, options: CompareOptions) -> Ve
         };
         out.push((result, all));
     }
-    out
+    Ok(out)
 }
 
-fn shows_change(status: &str) -> bool {
-    matches!(status, "changed" | "added" | "removed")
-}
-
-/// Process sampling never locates the first divergence, so it neither
-/// supplies one nor makes it unlocatable.
-fn behavioural(d: &DimensionResult) -> bool {
-    d.dimension != "process"
-}
+/// Each dimension's result beside every difference it found.
+type Classified = Vec<(DimensionResult, Vec<Difference>)>;
 
 /// The earliest difference, in segment order, of a behavioural dimension
 /// that still shows one (a trace may have settled a dimension's differences).
-fn earliest(dimensions: &[DimensionResult], all: &[Vec<Difference>]) -> Option<Value> {
+fn earliest(dimensions: &[DimensionResult], all: &[Vec<Difference>]) -> Option<Divergence> {
     let (_, dimension, d) = dimensions
         .iter()
         .zip(all)
-        .filter(|(d, _)| behavioural(d) && d.status != "unchanged")
+        .filter(|(d, _)| d.dimension.behavioural() && d.status != DimensionStatus::Unchanged)
         .filter_map(|(d, diffs)| diffs.first().map(|x| (x.order, d.dimension, x)))
         .min_by_key(|(order, ..)| *order)?;
-    let mut v = json!({"dimension": dimension, "segment": d.order.0, "path": d.path, "left": d.left, "right": d.right});
-    if let Some(location) = &d.location {
-        merge(&mut v, json!({ "location": location }));
-    }
-    Some(v)
-}
-
-/// Whether a dimension was fully observed.
-fn complete(d: &DimensionResult) -> bool {
-    !matches!(d.status, "unknown" | "truncated")
+    Some(Divergence::of(dimension, d))
 }
 
 /// The first divergence. Filesystem effects are observed after settlement,
@@ -426,40 +422,71 @@ fn complete(d: &DimensionResult) -> bool {
 /// observed filesystem (for example, no observation paths) cannot hide an
 /// earlier difference found in a completely observed terminal, interaction
 /// and exit; it only leaves "no divergence" unproven.
-fn first_divergence(dimensions: &[DimensionResult], all: &[Vec<Difference>], status: &str) -> Value {
-    let before_filesystem = dimensions.iter().filter(|d| behavioural(d) && d.dimension != "filesystem").all(complete);
-    let filesystem_complete = dimensions.iter().filter(|d| d.dimension == "filesystem").all(complete);
+fn first_divergence(
+    dimensions: &[DimensionResult],
+    all: &[Vec<Difference>],
+    status: ComparisonStatus,
+) -> FirstDivergence {
+    let behavioural = |d: &&DimensionResult| d.dimension.behavioural();
+    let before_filesystem = dimensions
+        .iter()
+        .filter(behavioural)
+        .filter(|d| d.dimension != Dimension::Filesystem)
+        .all(|d| d.status.complete());
+    let filesystem_complete =
+        dimensions.iter().filter(|d| d.dimension == Dimension::Filesystem).all(|d| d.status.complete());
     let found = earliest(dimensions, all);
-    let found_before_filesystem = found.as_ref().is_some_and(|f| f["dimension"] != "filesystem");
+    let found_before_filesystem = found.as_ref().is_some_and(|f| f.dimension != Dimension::Filesystem);
     let complete = before_filesystem && (filesystem_complete || found_before_filesystem);
-    let behavioural_change = dimensions.iter().any(|d| behavioural(d) && shows_change(d.status));
+    let behavioural_change = dimensions.iter().filter(behavioural).any(|d| d.status.shows_change());
+    let unknown = |reason, earliest| FirstDivergence::Unknown { reason, earliest_observed_difference: earliest };
     match (complete, found) {
-        (true, Some(mut found)) => {
-            merge(&mut found, json!({"status": "found"}));
-            found
-        }
-        (true, None) if behavioural_change => json!({
-            "status": "unknown",
-            "reason": "The trace comparison found a difference that no single observation locates; see trace.diagnostic.",
-            "earliest_observed_difference": null,
-        }),
-        (true, None) if status == "changed" => json!({
-            "status": "unknown",
-            "reason": "Only process samples differ; periodic sampling does not locate a behavioural divergence.",
-            "earliest_observed_difference": null,
-        }),
-        (true, None) => json!({"status": "none"}),
-        (false, earliest) => json!({
-            "status": "unknown",
-            "reason": "At least one dimension is truncated or has residual unknowns, so the first divergence across all dimensions cannot be located.",
-            "earliest_observed_difference": earliest,
-        }),
+        (true, Some(found)) => FirstDivergence::Found(found),
+        (true, None) if behavioural_change => unknown(DivergenceGap::TraceOnly, None),
+        (true, None) if status == ComparisonStatus::Changed => unknown(DivergenceGap::SamplingOnly, None),
+        (true, None) => FirstDivergence::None,
+        (false, earliest) => unknown(DivergenceGap::Incomplete, earliest),
     }
+}
+
+/// The verdict over the dimensions' statuses.
+fn overall(dimensions: &[DimensionResult]) -> ComparisonStatus {
+    let any = |test: fn(DimensionStatus) -> bool| dimensions.iter().any(|d| test(d.status));
+    if any(DimensionStatus::shows_change) {
+        ComparisonStatus::Changed
+    } else if any(|s| s == DimensionStatus::Truncated) {
+        ComparisonStatus::Truncated
+    } else if any(|s| s == DimensionStatus::Unknown) {
+        ComparisonStatus::Unknown
+    } else {
+        ComparisonStatus::Unchanged
+    }
+}
+
+/// Both sides' limitations, then both sides' residual unknowns, each once.
+fn limitations(l: &CaptureRecord, r: &CaptureRecord) -> Vec<String> {
+    let mut limitations: Vec<String> = Vec::new();
+    let texts = [l, r]
+        .into_iter()
+        .flat_map(|rec| rec.limitations.iter())
+        .chain([l, r].into_iter().flat_map(|rec| rec.residual_unknowns.iter().map(|u| &u.reason)));
+    for text in texts {
+        if !limitations.contains(text) {
+            limitations.push(text.clone());
+        }
+    }
+    limitations
 }
 
 /// Builds the comparison record (the `normalized_result`) with the default
 /// options, with a `trace` object when `trace` is given.
-pub fn compare_records(l: &CaptureRecord, r: &CaptureRecord, trace: Option<&TraceSpec>) -> Value {
+///
+/// Fails only when a differing value cannot be serialized (an internal error).
+pub fn compare_records(
+    l: &CaptureRecord,
+    r: &CaptureRecord,
+    trace: Option<&TraceSpec>,
+) -> Result<ComparisonRecord, serde_json::Error> {
     compare_records_with(l, r, trace, CompareOptions::default())
 }
 
@@ -470,48 +497,23 @@ pub fn compare_records_with(
     r: &CaptureRecord,
     trace: Option<&TraceSpec>,
     options: CompareOptions,
-) -> Value {
+) -> Result<ComparisonRecord, serde_json::Error> {
     let (mut dimensions, all): (Vec<DimensionResult>, Vec<Vec<Difference>>) =
-        classify(l, r, options).into_iter().unzip();
-    let trace_result = trace.map(|spec| {
+        classify(l, r, options)?.into_iter().unzip();
+    let trace = trace.map(|spec| {
         let result = trace::compare_traces(l, r, spec);
         trace::apply(&result, spec, l, r, &mut dimensions);
         result
     });
-    let status = if dimensions.iter().any(|d| shows_change(d.status)) {
-        "changed"
-    } else if dimensions.iter().any(|d| d.status == "truncated") {
-        "truncated"
-    } else if dimensions.iter().any(|d| d.status == "unknown") {
-        "unknown"
-    } else {
-        "unchanged"
-    };
-    let first_divergence = first_divergence(&dimensions, &all, status);
-    let mut limitations: Vec<String> = Vec::new();
-    let mut push = |s: &str| {
-        if !limitations.iter().any(|l| l == s) {
-            limitations.push(s.to_owned());
-        }
-    };
-    for rec in [l, r] {
-        rec.limitations.iter().for_each(|s| push(s));
-    }
-    for rec in [l, r] {
-        rec.residual_unknowns.iter().for_each(|u| push(&u.reason));
-    }
-
-    let mut record = json!({
-        "schema_version": COMPARISON_SCHEMA_VERSION,
-        "status": status,
-        "dimensions": dimensions,
-        "first_divergence": first_divergence,
-        "limitations": limitations,
-    });
-    if let Some(t) = trace_result {
-        merge(&mut record, json!({ "trace": t }));
-    }
-    record
+    let status = overall(&dimensions);
+    Ok(ComparisonRecord {
+        schema_version: COMPARISON_SCHEMA_VERSION,
+        status,
+        first_divergence: first_divergence(&dimensions, &all, status),
+        dimensions,
+        limitations: limitations(l, r),
+        trace,
+    })
 }
 
 #[cfg(test)]
@@ -527,7 +529,12 @@ mod tests {
         let r = capture_evidence(&record, json!({"side": "right"})).unwrap();
         let side = |e| Side { evidence: e, record: &record };
 
-        let plain = compare(side(&l), side(&r), None).unwrap();
+        let sealed = compare(side(&l), side(&r), None).unwrap();
+        let mut written = Vec::new();
+        sealed.write_json(&mut written).unwrap();
+        let plain = sealed.into_evidence().unwrap();
+        let expected = serde_json::to_string_pretty(&plain).unwrap() + "\n";
+        assert_eq!(String::from_utf8(written).unwrap(), expected, "the typed record writes the same bytes");
         assert!(plain.parameters.get("trace_spec").is_none());
         assert!(plain.normalized_result.get("trace").is_none());
 
@@ -543,6 +550,8 @@ mod tests {
         );
         let spec = parse_trace_spec(doc.clone()).unwrap();
         let traced = compare(side(&l), side(&r), Some(&spec)).unwrap();
+        assert_eq!(traced.record().trace.as_ref().map(|t| t.verdict), Some(trace::Verdict::Equivalent));
+        let traced = traced.into_evidence().unwrap();
         assert_eq!(traced.predicate_type, COMPARISON_PREDICATE);
         assert_eq!(traced.parameters["trace_spec"], doc);
         assert_eq!(traced.parameters["left_evidence_id"], json!(l.evidence_id));

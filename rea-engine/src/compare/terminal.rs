@@ -24,7 +24,7 @@
 
 use std::collections::HashMap;
 
-use serde_json::json;
+use serde_json::Value;
 
 use super::diff::{Findings, Location, phase, text_difference};
 use crate::evidence::{
@@ -220,8 +220,8 @@ fn screen(f: &mut Findings, k: usize, a: Option<&RenderedFrame>, b: Option<&Rend
         let column = text_difference(la, lb).map_or(1, |(_, _, c, ..)| c);
         f.push(
             format!("{path}.lines[{row}]"),
-            json!(la),
-            json!(lb),
+            Value::from(la),
+            Value::from(lb),
             Some(Location::Screen { segment: k, row: row + 1, column }),
             (k, phase::SCREEN, row + 1),
         );

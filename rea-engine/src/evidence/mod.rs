@@ -7,8 +7,9 @@
 mod canonical;
 mod import;
 mod lines;
+mod load;
 mod record;
-mod vocabulary;
+pub(crate) mod vocabulary;
 
 #[cfg(test)]
 mod identity_tests;
@@ -20,6 +21,7 @@ use serde_json::{Map, Value, json};
 
 pub use canonical::{CanonicalWrite, Part, canonical_json, digest, digest_members, digest_parts, hex, same};
 pub use import::{ImportError, import_capture, import_capture_record, parse_evidence_value};
+pub use load::{Encoding, LoadError, decode_evidence, decode_toon_evidence, load_capture};
 pub use record::*;
 
 /// Envelope `schema_version`.
@@ -114,7 +116,7 @@ pub fn compute_evidence_id(envelope: &Evidence) -> Result<String, serde_json::Er
 }
 
 /// The `evidence_id` of `envelope` with `normalized` as its result.
-fn evidence_id_with(envelope: &Evidence, normalized: Part<'_>) -> Result<String, serde_json::Error> {
+pub(crate) fn evidence_id_with(envelope: &Evidence, normalized: Part<'_>) -> Result<String, serde_json::Error> {
     let e = envelope;
     let subject = match &e.subject {
         Value::Object(s) => Value::Object(
@@ -273,23 +275,32 @@ impl SealedCapture {
     /// same document as [`Self::into_evidence`] printed, its members in the
     /// record's own order.
     pub fn write_json(&self, out: impl std::io::Write) -> std::io::Result<()> {
-        let mut out = std::io::BufWriter::with_capacity(64 * 1024, out);
-        let Value::Object(envelope) = self.envelope.clone().into_value() else {
-            unreachable!("an envelope is an object")
-        };
-        serde_json::to_writer_pretty(&mut out, &Inline { envelope: &envelope, record: &self.record })?;
-        std::io::Write::write_all(&mut out, b"\n")?;
-        std::io::Write::flush(&mut out)
+        write_inline(&self.envelope, &self.record, out)
     }
 }
 
-/// An envelope whose `normalized_result` is the typed record.
-struct Inline<'a> {
-    envelope: &'a Map<String, Value>,
-    record: &'a CaptureRecord,
+/// Writes `envelope` with `record` as its `normalized_result` as pretty JSON
+/// (2-space indent) and a final newline, serializing the record as it goes:
+/// the same bytes as the envelope holding the record's JSON value, printed.
+pub(crate) fn write_inline<R: Serialize>(
+    envelope: &Evidence,
+    record: &R,
+    out: impl std::io::Write,
+) -> std::io::Result<()> {
+    let mut out = std::io::BufWriter::with_capacity(64 * 1024, out);
+    let Value::Object(envelope) = envelope.clone().into_value() else { unreachable!("an envelope is an object") };
+    serde_json::to_writer_pretty(&mut out, &Inline { envelope: &envelope, record })?;
+    std::io::Write::write_all(&mut out, b"\n")?;
+    std::io::Write::flush(&mut out)
 }
 
-impl Serialize for Inline<'_> {
+/// An envelope whose `normalized_result` is the typed record.
+struct Inline<'a, R> {
+    envelope: &'a Map<String, Value>,
+    record: &'a R,
+}
+
+impl<R: Serialize> Serialize for Inline<'_, R> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
         let mut map = s.serialize_map(Some(self.envelope.len()))?;

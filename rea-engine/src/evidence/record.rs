@@ -374,7 +374,7 @@ pub struct JournalEntry {
 }
 
 /// One observed filesystem entry.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FileState {
     /// `root_<i>:<relative path>`; the root itself is `root_<i>:.`.

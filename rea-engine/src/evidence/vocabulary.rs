@@ -3,8 +3,6 @@
 //! import (naming its JSON path) and every `match` is checked for
 //! completeness.
 
-use serde::{Deserialize, Serialize};
-
 /// A string that is not one of a vocabulary's values.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{value:?} is not one of {}", .allowed.join(", "))]
@@ -18,7 +16,7 @@ pub struct UnknownValue {
 macro_rules! vocabulary {
     ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident = $text:literal,)+ }) => {
         $(#[$meta])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
         pub enum $name {
             $($(#[$vmeta])* #[serde(rename = $text)] $variant,)+
         }
@@ -36,12 +34,12 @@ macro_rules! vocabulary {
         }
 
         impl std::str::FromStr for $name {
-            type Err = UnknownValue;
+            type Err = $crate::evidence::UnknownValue;
 
-            fn from_str(text: &str) -> Result<$name, UnknownValue> {
+            fn from_str(text: &str) -> Result<$name, $crate::evidence::UnknownValue> {
                 match text {
                     $($text => Ok($name::$variant),)+
-                    _ => Err(UnknownValue {
+                    _ => Err($crate::evidence::UnknownValue {
                         value: text.to_owned(),
                         allowed: &[$($text,)+],
                     }),
@@ -56,6 +54,9 @@ macro_rules! vocabulary {
         }
     };
 }
+
+/// The macro, for the closed vocabularies of other records (the comparison's).
+pub(crate) use vocabulary;
 
 vocabulary! {
     /// Which screen buffer a rendered state shows (`rendered_frames[].active_buffer`).

@@ -15,7 +15,7 @@ use serde::Serialize;
 use super::model::{Language, PartialOrder, Source, Token, TraceSpec};
 use super::project::{Location, Observation, collection_source, project};
 use super::validate::predicate_key;
-use crate::compare::DIMENSIONS;
+use crate::compare::Dimension;
 use crate::evidence::CaptureRecord;
 
 /// Outcome of one side.
@@ -90,7 +90,7 @@ pub struct Diagnostic {
     pub locations: Vec<Location>,
     /// The comparison dimensions of the sources of `event_ids` and
     /// `locations` (every selected source's when it names neither).
-    pub dimensions: Vec<&'static str>,
+    pub dimensions: Vec<Dimension>,
 }
 
 /// The verdict over both sides.
@@ -151,7 +151,7 @@ pub fn coverage_gaps(record: &CaptureRecord, sources: &[Source]) -> Vec<String> 
             }
             _ => {}
         }
-        for u in record.residual_unknowns.iter().filter(|u| u.scope.as_str() == source.dimension()) {
+        for u in record.residual_unknowns.iter().filter(|u| u.scope == source.dimension().scope()) {
             push(format!("Residual unknown ({}): {}", u.scope, u.reason));
         }
     }
@@ -164,7 +164,7 @@ fn diagnostic_dimensions(
     kind: DiagnosticKind,
     event_ids: &[String],
     locations: &[Location],
-) -> Vec<&'static str> {
+) -> Vec<Dimension> {
     let mut sources: BTreeSet<Source> = locations.iter().filter_map(|l| collection_source(l.collection)).collect();
     if kind != DiagnosticKind::Predicate {
         sources.extend(event_ids.iter().filter_map(|id| spec.event(id)).map(|e| e.source));
@@ -172,7 +172,7 @@ fn diagnostic_dimensions(
     if sources.is_empty() {
         sources.extend(spec.sources());
     }
-    DIMENSIONS.into_iter().filter(|d| sources.iter().any(|s| s.dimension() == *d)).collect()
+    Dimension::ALL.iter().copied().filter(|d| sources.iter().any(|s| s.dimension() == *d)).collect()
 }
 
 struct Failure {

@@ -19,7 +19,7 @@
 
 use super::evaluate::{TraceComparison, Verdict};
 use super::model::{Source, TraceSpec};
-use crate::compare::DimensionResult;
+use crate::compare::{Dimension, DimensionResult, DimensionStatus};
 use crate::evidence::CaptureRecord;
 
 fn raw_present(r: &CaptureRecord) -> bool {
@@ -33,14 +33,14 @@ fn rendered_present(r: &CaptureRecord) -> bool {
 }
 
 /// Whether `selected` covers every observed source of `dimension` on both sides.
-fn covers(dimension: &str, selected: &[Source], l: &CaptureRecord, r: &CaptureRecord) -> bool {
+fn covers(dimension: Dimension, selected: &[Source], l: &CaptureRecord, r: &CaptureRecord) -> bool {
     match dimension {
-        "filesystem" => false,
-        "terminal" => {
+        Dimension::Filesystem => false,
+        Dimension::Terminal => {
             (!(raw_present(l) || raw_present(r)) || selected.contains(&Source::TerminalRaw))
                 && (!(rendered_present(l) || rendered_present(r)) || selected.contains(&Source::TerminalRendered))
         }
-        _ => true,
+        Dimension::Interaction | Dimension::Exit | Dimension::Process => true,
     }
 }
 
@@ -66,12 +66,12 @@ pub(in crate::compare) fn apply(
         if selected.is_empty() {
             continue;
         }
-        let shows_change = matches!(d.status, "changed" | "added" | "removed");
+        let shows_change = d.status.shows_change();
         let (status, reasons) = match trace.verdict {
             Verdict::Nonconforming => continue,
             Verdict::Different => match &trace.diagnostic {
                 Some(diag) if diag.dimensions.contains(&d.dimension) => (
-                    "changed",
+                    DimensionStatus::Changed,
                     vec![format!(
                         "Trace comparison found a difference ({:?}, {} side): {}",
                         diag.kind, diag.side, diag.message
@@ -81,8 +81,8 @@ pub(in crate::compare) fn apply(
             },
             Verdict::Unknown if shows_change => continue,
             _ if !covers(d.dimension, &selected, l, r) => continue,
-            Verdict::Equivalent => ("unchanged", Vec::new()),
-            Verdict::Unknown => ("unknown", side_reasons(trace)),
+            Verdict::Equivalent => (DimensionStatus::Unchanged, Vec::new()),
+            Verdict::Unknown => (DimensionStatus::Unknown, side_reasons(trace)),
         };
         if status != d.status {
             d.exact_status = Some(d.status);

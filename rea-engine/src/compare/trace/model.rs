@@ -67,13 +67,14 @@ impl Source {
     }
 
     /// The comparison dimension (and residual-unknown scope) it belongs to.
-    pub fn dimension(self) -> &'static str {
+    pub fn dimension(self) -> crate::compare::Dimension {
+        use crate::compare::Dimension;
         match self {
-            Source::TerminalRaw | Source::TerminalRendered => "terminal",
-            Source::Interaction => "interaction",
-            Source::Lifecycle => "exit",
-            Source::Process => "process",
-            Source::Filesystem => "filesystem",
+            Source::TerminalRaw | Source::TerminalRendered => Dimension::Terminal,
+            Source::Interaction => Dimension::Interaction,
+            Source::Lifecycle => Dimension::Exit,
+            Source::Process => Dimension::Process,
+            Source::Filesystem => Dimension::Filesystem,
         }
     }
 }

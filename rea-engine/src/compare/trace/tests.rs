@@ -5,7 +5,27 @@ use serde_json::{Value, json};
 
 use super::testkit::{RecordBuilder, partial_order};
 use super::*;
-use crate::compare::compare_records;
+use crate::evidence::CaptureRecord;
+
+/// The comparison record as the format writes it.
+fn compare_records(a: &CaptureRecord, b: &CaptureRecord, trace: Option<&TraceSpec>) -> Value {
+    serde_json::to_value(crate::compare::compare_records(a, b, trace).unwrap()).unwrap()
+}
+
+/// [`compare_records`] under `options`.
+fn compare_records_with(
+    a: &CaptureRecord,
+    b: &CaptureRecord,
+    trace: Option<&TraceSpec>,
+    options: crate::compare::CompareOptions,
+) -> Value {
+    serde_json::to_value(crate::compare::compare_records_with(a, b, trace, options).unwrap()).unwrap()
+}
+
+/// Dimension names, as the format writes them.
+fn names(dimensions: &[crate::compare::Dimension]) -> Vec<&'static str> {
+    dimensions.iter().map(|d| d.as_str()).collect()
+}
 
 mod validation {
     use super::*;
@@ -656,7 +676,7 @@ mod evaluation {
         );
         assert_eq!(diag.event_ids, ["obs.lifecycle.0"]);
         assert_eq!(diag.locations, [loc("lifecycle", 0, 3)]);
-        assert_eq!(diag.dimensions, ["exit"]);
+        assert_eq!(names(&diag.dimensions), ["exit"]);
     }
 
     #[test]
@@ -681,13 +701,13 @@ mod evaluation {
         assert_eq!(diag.message, "hello observed 2 times; expected 1..1.");
         assert_eq!(diag.event_ids, ["hello"]);
         assert_eq!(diag.locations, [loc("interaction_events", 0, 0), loc("interaction_events", 1, 1)]);
-        assert_eq!(diag.dimensions, ["interaction"]);
+        assert_eq!(names(&diag.dimensions), ["interaction"]);
 
         let none = RecordBuilder::new().exit(0).settle(50).build();
         let diag = run(&none, &lifecycle_spec()).1.unwrap();
         assert_eq!(diag.message, "hello observed 0 times; expected 1..1.");
         assert!(diag.locations.is_empty());
-        assert_eq!(diag.dimensions, ["interaction"], "from the declared event's source");
+        assert_eq!(names(&diag.dimensions), ["interaction"], "from the declared event's source");
     }
 
     #[test]
@@ -698,7 +718,7 @@ mod evaluation {
         assert_eq!(diag.message, "hello must happen before exit.");
         assert_eq!(diag.event_ids, ["hello", "exit"]);
         assert_eq!(diag.locations, [loc("interaction_events", 0, 1), loc("lifecycle", 0, 0)]);
-        assert_eq!(diag.dimensions, ["interaction", "exit"]);
+        assert_eq!(names(&diag.dimensions), ["interaction", "exit"]);
 
         let optional = spec(partial_order(
             json!([
@@ -786,7 +806,7 @@ mod evaluation {
         assert_eq!(diag.kind, DiagnosticKind::Suffix);
         assert_eq!(diag.message, "The matched trace ends with [a, exit], not the declared suffix [b, exit].");
         assert_eq!(diag.locations, [loc("interaction_events", 1, 1), loc("lifecycle", 0, 2)]);
-        assert_eq!(diag.dimensions, ["interaction", "exit"]);
+        assert_eq!(names(&diag.dimensions), ["interaction", "exit"]);
     }
 
     fn finite_spec() -> TraceSpec {
@@ -887,7 +907,7 @@ mod evaluation {
         assert_eq!(diag.kind, DiagnosticKind::Journal);
         assert_eq!(diag.message, "Capture has no cross-source event journal.");
         assert!(diag.event_ids.is_empty() && diag.locations.is_empty());
-        assert_eq!(diag.dimensions, ["interaction", "exit"], "every selected source's dimension");
+        assert_eq!(names(&diag.dimensions), ["interaction", "exit"], "every selected source's dimension");
     }
 }
 
@@ -952,8 +972,7 @@ mod verdicts {
 
 mod interplay {
     use super::*;
-    use crate::compare::{CompareOptions, compare_records_with};
-    use crate::evidence::CaptureRecord;
+    use crate::compare::CompareOptions;
 
     /// Compares with timing tolerance 0 (the strict reading), as these
     /// cases were written: their dispatch times differ by 89 ms.

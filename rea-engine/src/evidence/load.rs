@@ -1,0 +1,254 @@
+//! Reading Evidence files: the one capture loader that every surface (the
+//! CLI's comparison, MCP's comparison by path) uses, and the decoding of a
+//! document as JSON or as the TOON rea prints by default (for viewing).
+//!
+//! A capture is read straight into its typed record: the envelope and the
+//! record are deserialized from the file's bytes with no JSON value tree,
+//! and the identity is recomputed from the typed record. Any failure of that
+//! path (malformed, tampered, an older format) reads the file again the
+//! strict way ([`import_capture_record`] over a parsed tree), so every
+//! refusal keeps its exact message.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::import::check_record;
+use super::*;
+use crate::error::{Category, UserError};
+use crate::input::{InputError, OpenInput, parse_json_bytes, read_capped};
+
+/// How an Evidence file was written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Encoding {
+    /// JSON (`--json`).
+    Json,
+    /// TOON (rea's default output).
+    Toon,
+}
+
+/// Why a capture file cannot be compared.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// The file could not be read or is not JSON.
+    #[error(transparent)]
+    Input(#[from] InputError),
+    /// The file is TOON Evidence, which comparison does not read.
+    #[error(
+        "capture file {} is a TOON document (rea's default output); comparison reads only the exact JSON capture",
+        .path.display()
+    )]
+    Toon {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The file is JSON but not a capture this version compares.
+    #[error(transparent)]
+    Import(#[from] ImportError),
+}
+
+impl UserError for LoadError {
+    fn category(&self) -> Category {
+        match self {
+            LoadError::Input(e) => e.category(),
+            LoadError::Toon { .. } => Category::InvalidInput,
+            LoadError::Import(e) => e.category(),
+        }
+    }
+    fn code(&self) -> &'static str {
+        match self {
+            LoadError::Input(e) => e.code(),
+            LoadError::Toon { .. } => "capture_is_toon",
+            LoadError::Import(e) => e.code(),
+        }
+    }
+    fn remediation(&self) -> String {
+        match self {
+            LoadError::Input(e) => e.remediation(),
+            LoadError::Toon { path } => format!(
+                "Capture again with --json (`rea capture-process SCENARIO --json > capture.json`) and compare that file; to read this one, run `rea show {}`.",
+                path.display()
+            ),
+            LoadError::Import(e) => e.remediation(),
+        }
+    }
+    fn retryable(&self) -> bool {
+        match self {
+            LoadError::Input(e) => e.retryable(),
+            LoadError::Toon { .. } => false,
+            LoadError::Import(e) => e.retryable(),
+        }
+    }
+    fn details(&self) -> Option<Value> {
+        match self {
+            LoadError::Input(e) => e.details(),
+            LoadError::Toon { path } => Some(serde_json::json!({ "file": path.display().to_string() })),
+            LoadError::Import(e) => e.details(),
+        }
+    }
+}
+
+/// Reads the capture at `path` (opened with `open`) for comparison: the
+/// envelope (its `normalized_result` null) and the checked, typed record.
+pub fn load_capture(path: &Path, open: OpenInput) -> Result<(Evidence, CaptureRecord), LoadError> {
+    let bytes = read_capped("capture", path, open)?;
+    if let Some(imported) = typed_capture(&bytes) {
+        return Ok(imported);
+    }
+    let (value, encoding) = decode_evidence("capture", path, &bytes)?;
+    if encoding == Encoding::Toon {
+        return Err(LoadError::Toon { path: path.to_owned() });
+    }
+    drop(bytes);
+    // The record takes the tree's strings; the envelope keeps no copy.
+    Ok(import_capture_record(&path.display().to_string(), value)?)
+}
+
+/// Parses `bytes` as JSON or, when they are not JSON, as a TOON Evidence
+/// document (an object with a `predicate_type`); otherwise the JSON error.
+pub fn decode_evidence(what: &'static str, path: &Path, bytes: &[u8]) -> Result<(Value, Encoding), InputError> {
+    match parse_json_bytes(what, path, bytes) {
+        Ok(value) => Ok((value, Encoding::Json)),
+        Err(e @ InputError::InvalidJson { .. }) => decode_toon_evidence(bytes).map(|v| (v, Encoding::Toon)).ok_or(e),
+        Err(e) => Err(e),
+    }
+}
+
+/// Decodes `bytes` as a TOON Evidence document (an object with a
+/// `predicate_type`), if it is one.
+pub fn decode_toon_evidence(bytes: &[u8]) -> Option<Value> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    let value: Value = toon_format::decode_default(text).ok()?;
+    value.get("predicate_type")?.as_str()?;
+    Some(value)
+}
+
+/// Capture Evidence as written, its record typed.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CaptureDocument {
+    schema_version: u32,
+    evidence_id: String,
+    subject: Value,
+    provider: Provider,
+    analysis_profile: Option<Value>,
+    predicate_type: String,
+    operation: String,
+    parameters: Value,
+    raw_result: Value,
+    normalized_result: CaptureRecord,
+    confidence: String,
+    authority: String,
+    environment: Value,
+    limitations: Vec<String>,
+    locations: Vec<Value>,
+    evidence_links: Vec<String>,
+}
+
+/// The capture in `bytes`, read straight into its typed record, when it is
+/// current capture Evidence whose recomputed identity and commitments hold;
+/// `None` for anything else (the strict path then says what is wrong).
+///
+/// The identity is recomputed from the typed record, so it vouches for
+/// exactly the record that is compared.
+fn typed_capture(bytes: &[u8]) -> Option<(Evidence, CaptureRecord)> {
+    let d: CaptureDocument = serde_json::from_slice(bytes).ok()?;
+    let current = d.schema_version == EVIDENCE_SCHEMA_VERSION
+        && d.predicate_type == CAPTURE_PREDICATE
+        && d.operation == CAPTURE_OPERATION
+        && d.provider == Provider::current()
+        && d.analysis_profile.is_none();
+    if !current || check_record(&d.normalized_result).is_err() {
+        return None;
+    }
+    let envelope = Evidence {
+        schema_version: d.schema_version,
+        evidence_id: d.evidence_id,
+        subject: d.subject,
+        provider: d.provider,
+        analysis_profile: None,
+        predicate_type: d.predicate_type,
+        operation: d.operation,
+        parameters: d.parameters,
+        raw_result: d.raw_result,
+        normalized_result: Value::Null,
+        confidence: d.confidence,
+        authority: d.authority,
+        environment: d.environment,
+        limitations: d.limitations,
+        locations: d.locations,
+        evidence_links: d.evidence_links,
+    };
+    let computed = evidence_id_with(&envelope, Part::Typed(&d.normalized_result)).ok()?;
+    (computed == envelope.evidence_id).then_some((envelope, d.normalized_result))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fixture(name: &str) -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/captures").join(name)
+    }
+
+    #[test]
+    fn the_typed_path_reads_what_the_strict_path_reads() {
+        let path = fixture("authority.json");
+        let bytes = std::fs::read(&path).unwrap();
+        let (envelope, record) = typed_capture(&bytes).expect("a current capture takes the typed path");
+        let value = parse_json_bytes("capture", &path, &bytes).unwrap();
+        let (strict_envelope, strict_record) = import_capture_record("x", value).unwrap();
+        assert_eq!(envelope, strict_envelope);
+        assert_eq!(serde_json::to_value(&record).unwrap(), serde_json::to_value(&strict_record).unwrap());
+    }
+
+    #[test]
+    fn a_changed_file_leaves_the_typed_path_and_is_refused_as_before() {
+        let path = fixture("authority.json");
+        let text = std::fs::read_to_string(&path).unwrap();
+        let changed = text.replacen("\"exit\": {", "\"exit\": {\"extra\": 1, ", 1);
+        assert!(typed_capture(changed.as_bytes()).is_none());
+        let tampered = text.replacen("\"rows\": 24", "\"rows\": 25", 1);
+        assert_ne!(tampered, text);
+        assert!(typed_capture(tampered.as_bytes()).is_none(), "the recomputed identity differs");
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("capture.json");
+        std::fs::write(&file, &tampered).unwrap();
+        let err = load_capture(&file, crate::input::open_input_portable).unwrap_err();
+        assert_eq!(err.code(), "evidence_identity_mismatch", "{err}");
+    }
+
+    #[test]
+    fn toon_evidence_is_recognised_and_refused_with_its_own_error() {
+        let path = fixture("authority.json");
+        let value: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        let toon = toon_format::encode_default(&value).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("capture.toon");
+        std::fs::write(&file, toon).unwrap();
+        let err = load_capture(&file, crate::input::open_input_portable).unwrap_err();
+        assert_eq!(err.code(), "capture_is_toon");
+        assert_eq!(err.details().unwrap()["file"], file.display().to_string());
+        let (_, encoding) = decode_evidence("Evidence", &file, &std::fs::read(&file).unwrap()).unwrap();
+        assert_eq!(encoding, Encoding::Toon);
+    }
+
+    #[test]
+    fn unknown_vocabulary_names_the_file_and_the_json_path() {
+        let path = fixture("authority.json");
+        let mut value: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        value["normalized_result"]["exit"]["reason"] = "vanished".into();
+        // Sealed again, so only the vocabulary is wrong.
+        value["evidence_id"] = super::super::import::projection_id(&mut value).unwrap().into();
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("capture.json");
+        std::fs::write(&file, serde_json::to_string_pretty(&value).unwrap()).unwrap();
+        assert!(typed_capture(&std::fs::read(&file).unwrap()).is_none());
+        let err = load_capture(&file, crate::input::open_input_portable).unwrap_err();
+        let message = err.to_string();
+        assert!(message.contains("capture.json"), "{message}");
+        assert!(message.contains("normalized_result.exit.reason"), "{message}");
+        assert!(message.contains("vanished"), "{message}");
+    }
+}
