@@ -7,6 +7,8 @@ mod resolve;
 mod validate;
 
 #[cfg(test)]
+mod commit_golden_tests;
+#[cfg(test)]
 mod commit_tests;
 #[cfg(test)]
 mod schema_tests;
