@@ -26,7 +26,7 @@ use super::redact_screen::ScreenSecrets;
 use super::terminal::Utf8Stream;
 #[cfg(doc)]
 use crate::scenario::MIN_SENSITIVE_INPUT_BYTES;
-use crate::scenario::{Event, redacted_input};
+use crate::scenario::{Event, redacted_input, secret_part};
 
 /// The limitation a capture with sensitive inputs carries: `count`
 /// replacements in all, `on_screens` of them in rendered screens.
@@ -41,11 +41,6 @@ pub fn redaction_limitation(count: u64, on_screens: u64) -> String {
     format!(
         "Terminal text, rendered screens, sampled command lines and the names filesystem snapshots record were searched for the sensitive inputs' text; it was found and replaced by <redacted-input:N-bytes> {count} {times}{screens}, so the record does not show what was echoed there."
     )
-}
-
-/// The part of a sensitive input that a terminal would echo back.
-pub fn secret_part(data: &str) -> &str {
-    data.strip_suffix("\r\n").or_else(|| data.strip_suffix('\n')).or_else(|| data.strip_suffix('\r')).unwrap_or(data)
 }
 
 /// Each sensitive input's secret (see [`secret_part`]) and its marker.

@@ -76,9 +76,9 @@ fn fixed_resolution(value: Value) -> ResolvedScenario {
 
 fn describe(out: &mut String, name: &str, r: &ResolvedScenario) {
     let parts = [
-        ("scenario", scenario_commitment(r)),
-        ("comparison_contract", comparison_contract(r)),
-        ("normalization", normalization_projection(&r.scenario.normalization)),
+        ("scenario", scenario_commitment(r).expect("serialize")),
+        ("comparison_contract", comparison_contract(r).expect("serialize")),
+        ("normalization", normalization_projection(&r.scenario.normalization).expect("serialize")),
     ];
     for (part, value) in parts {
         let stored = serde_json::to_string(&value).expect("serialize");
