@@ -221,6 +221,7 @@ fn pipeline(data: &str) -> (f64, u64, u64) {
         scrollback: 1000,
         budget_bytes: 10_000_000,
         frame_limit: 100_000,
+        secrets: Default::default(),
         answer_queries: true,
     };
     let chunks = split(data, 4096);

@@ -16,6 +16,7 @@ fn main() {
         scrollback: 1000,
         budget_bytes: 10_000_000,
         frame_limit: 100_000,
+        secrets: Default::default(),
         answer_queries: true,
     };
     let mut chunks = Vec::new();

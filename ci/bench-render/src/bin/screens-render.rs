@@ -24,6 +24,7 @@ fn main() {
         scrollback: 1000,
         budget_bytes: 1_000_000,
         frame_limit: 10_000,
+        secrets: Default::default(),
         answer_queries: true,
     };
     let start = Instant::now();

@@ -69,6 +69,21 @@ impl Screen {
         Screen { term, normalizer, bound, rows, dump, row_text }
     }
 
+    /// A screen whose emulator parses every character (no fast path): the
+    /// reference of the differential tests.
+    #[cfg(test)]
+    pub(crate) fn reference(columns: u16, rows: u16, scrollback: u16, normalizer: Normalizer, bound: u64) -> Screen {
+        let mut screen = Screen::new(columns, rows, scrollback, normalizer, bound);
+        screen.term = Emulator::reference(usize::from(columns), usize::from(rows), usize::from(scrollback));
+        screen
+    }
+
+    /// The emulator (for tests that compare it with another).
+    #[cfg(test)]
+    pub(crate) fn emulator(&self) -> &Emulator {
+        &self.term
+    }
+
     /// Parses decoded terminal text.
     pub(crate) fn feed(&mut self, text: &str) {
         self.term.feed(text);
