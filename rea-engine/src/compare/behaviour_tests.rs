@@ -3,24 +3,8 @@
 use serde_json::{Value, json};
 
 use super::CompareOptions;
-use super::trace::TraceSpec;
-use super::trace::testkit::RecordBuilder;
+use super::trace::testkit::{RecordBuilder, compare_records, compare_records_with};
 use crate::evidence::{CaptureRecord, ProcessSample};
-
-/// The comparison record as the format writes it.
-fn compare_records(a: &CaptureRecord, b: &CaptureRecord, trace: Option<&TraceSpec>) -> Value {
-    serde_json::to_value(crate::compare::compare_records(a, b, trace).unwrap()).unwrap()
-}
-
-/// [`compare_records`] under `options`.
-fn compare_records_with(
-    a: &CaptureRecord,
-    b: &CaptureRecord,
-    trace: Option<&TraceSpec>,
-    options: crate::compare::CompareOptions,
-) -> Value {
-    serde_json::to_value(crate::compare::compare_records_with(a, b, trace, options).unwrap()).unwrap()
-}
 
 fn dimension<'a>(result: &'a Value, name: &str) -> &'a Value {
     result["dimensions"].as_array().unwrap().iter().find(|d| d["dimension"] == name).unwrap()

@@ -275,3 +275,22 @@ pub(in crate::compare) fn partial_order(events: Value, order: Value) -> Value {
     }
     json!({"version": 1, "events": events, "language": language})
 }
+
+/// The comparison record of `a` and `b` as the format writes it.
+pub(in crate::compare) fn compare_records(
+    a: &CaptureRecord,
+    b: &CaptureRecord,
+    trace: Option<&super::TraceSpec>,
+) -> Value {
+    compare_records_with(a, b, trace, crate::compare::CompareOptions::default())
+}
+
+/// [`compare_records`] under `options`.
+pub(in crate::compare) fn compare_records_with(
+    a: &CaptureRecord,
+    b: &CaptureRecord,
+    trace: Option<&super::TraceSpec>,
+    options: crate::compare::CompareOptions,
+) -> Value {
+    serde_json::to_value(crate::compare::compare_records_with(a, b, trace, options).unwrap()).unwrap()
+}

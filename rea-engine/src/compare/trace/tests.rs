@@ -3,24 +3,9 @@
 
 use serde_json::{Value, json};
 
-use super::testkit::{RecordBuilder, partial_order};
+use super::testkit::{RecordBuilder, compare_records, compare_records_with, partial_order};
 use super::*;
 use crate::evidence::CaptureRecord;
-
-/// The comparison record as the format writes it.
-fn compare_records(a: &CaptureRecord, b: &CaptureRecord, trace: Option<&TraceSpec>) -> Value {
-    serde_json::to_value(crate::compare::compare_records(a, b, trace).unwrap()).unwrap()
-}
-
-/// [`compare_records`] under `options`.
-fn compare_records_with(
-    a: &CaptureRecord,
-    b: &CaptureRecord,
-    trace: Option<&TraceSpec>,
-    options: crate::compare::CompareOptions,
-) -> Value {
-    serde_json::to_value(crate::compare::compare_records_with(a, b, trace, options).unwrap()).unwrap()
-}
 
 /// Dimension names, as the format writes them.
 fn names(dimensions: &[crate::compare::Dimension]) -> Vec<&'static str> {
