@@ -92,3 +92,38 @@ mod tests {
         assert_eq!(String::from_utf8(streamed).unwrap(), render(&doc, Format::Json));
     }
 }
+
+/// Sealed Evidence whose record stays typed: a capture or a comparison.
+pub(crate) trait Sealed {
+    /// Writes the Evidence as pretty JSON, serializing the record as it goes.
+    fn write_json(&self, out: std::io::StdoutLock<'static>) -> std::io::Result<()>;
+    /// The Evidence with its record as a tree (what TOON needs).
+    fn into_evidence(self) -> std::io::Result<rea_engine::evidence::Evidence>;
+}
+
+impl Sealed for rea_engine::evidence::SealedCapture {
+    fn write_json(&self, out: std::io::StdoutLock<'static>) -> std::io::Result<()> {
+        rea_engine::evidence::SealedCapture::write_json(self, out)
+    }
+    fn into_evidence(self) -> std::io::Result<rea_engine::evidence::Evidence> {
+        rea_engine::evidence::SealedCapture::into_evidence(self).map_err(std::io::Error::other)
+    }
+}
+
+impl Sealed for rea_engine::compare::SealedComparison {
+    fn write_json(&self, out: std::io::StdoutLock<'static>) -> std::io::Result<()> {
+        rea_engine::compare::SealedComparison::write_json(self, out)
+    }
+    fn into_evidence(self) -> std::io::Result<rea_engine::evidence::Evidence> {
+        rea_engine::compare::SealedComparison::into_evidence(self).map_err(std::io::Error::other)
+    }
+}
+
+/// Writes sealed Evidence to stdout: JSON straight from the typed record,
+/// TOON from the tree it needs.
+pub(crate) fn print_sealed(sealed: impl Sealed, format: Format) -> std::io::Result<()> {
+    match format {
+        Format::Json => sealed.write_json(std::io::stdout().lock()),
+        Format::Toon => sealed.into_evidence().and_then(|evidence| print(&evidence.into_value(), format)),
+    }
+}

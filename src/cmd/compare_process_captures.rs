@@ -58,13 +58,7 @@ pub(crate) fn emit(result: Result<SealedComparison, Outcome>, format: Format, ex
         Err(outcome) => return crate::emit(&outcome, format),
     };
     let difference = sealed.record().observed_difference();
-    let written = match format {
-        Format::Json => sealed.write_json(std::io::stdout().lock()),
-        Format::Toon => sealed
-            .into_evidence()
-            .map_err(std::io::Error::other)
-            .and_then(|evidence| crate::output::print(&evidence.into_value(), format)),
-    };
+    let written = crate::output::print_sealed(sealed, format);
     match written {
         Err(e) => crate::output::lost("the document", &e),
         Ok(()) if exit_code && difference => ExitCode::from(exit::DIFFERENCE),
