@@ -24,17 +24,20 @@ fn big_scenario(dir: &Path) {
 }
 
 /// Runs `rea args` in `dir` with stdout on a pipe whose reader takes `take`
-/// bytes and closes it; returns the exit status and stderr.
+/// bytes and closes it; returns the exit status and stderr. With `take` 0
+/// the read end is closed before rea starts, so its first write breaks the
+/// pipe whatever the scheduling (a small document would otherwise fit in
+/// the pipe before the reader closed it).
 fn run_with_reader_quitting(dir: &Path, args: &[&str], take: usize) -> (Option<i32>, String) {
-    let mut child = Command::new(rea_bin())
-        .args(args)
-        .current_dir(dir)
-        .env("TMPDIR", dir.join("tmp"))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut command = Command::new(rea_bin());
+    command.args(args).current_dir(dir).env("TMPDIR", dir.join("tmp")).stdin(Stdio::null()).stderr(Stdio::piped());
+    if take == 0 {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let out = command.stdout(writer).output().unwrap();
+        return (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned());
+    }
+    let mut child = command.stdout(Stdio::piped()).spawn().unwrap();
     let mut first = vec![0u8; take];
     child.stdout.take().unwrap().read_exact(&mut first).expect("rea began its output");
     // The read end is closed here: every later write breaks the pipe.
