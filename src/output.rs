@@ -80,19 +80,6 @@ fn write_json(doc: &Value, out: impl Write) -> std::io::Result<()> {
     out.flush()
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn streamed_json_is_the_rendered_json() {
-        let doc = serde_json::json!({"b": [1, {"c": "d\u{1b}"}], "a": null});
-        let mut streamed = Vec::new();
-        write_json(&doc, &mut streamed).unwrap();
-        assert_eq!(String::from_utf8(streamed).unwrap(), render(&doc, Format::Json));
-    }
-}
-
 /// Sealed Evidence whose record stays typed: a capture or a comparison.
 pub(crate) trait Sealed {
     /// Writes the Evidence as pretty JSON, serializing the record as it goes.
@@ -125,5 +112,18 @@ pub(crate) fn print_sealed(sealed: impl Sealed, format: Format) -> std::io::Resu
     match format {
         Format::Json => sealed.write_json(std::io::stdout().lock()),
         Format::Toon => sealed.into_evidence().and_then(|evidence| print(&evidence.into_value(), format)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn streamed_json_is_the_rendered_json() {
+        let doc = serde_json::json!({"b": [1, {"c": "d\u{1b}"}], "a": null});
+        let mut streamed = Vec::new();
+        write_json(&doc, &mut streamed).unwrap();
+        assert_eq!(String::from_utf8(streamed).unwrap(), render(&doc, Format::Json));
     }
 }
