@@ -97,10 +97,20 @@ pub fn diagnose() -> Vec<Check> {
     }]
 }
 
+/// The REA name of the OS this stub was built for (`win32` on Windows; the
+/// forced stub on Linux or macOS names that OS).
+fn platform_name() -> &'static str {
+    match std::env::consts::OS {
+        "macos" => "darwin",
+        "windows" => "win32",
+        other => other,
+    }
+}
+
 /// The unsupported host.
 pub fn host() -> Host {
     Host {
-        platform: rea_engine::evidence::platform_name(),
+        platform: platform_name(),
         capture: CaptureSupport::Unavailable { reason: REASON },
         pty: std::sync::Arc::new(UnsupportedHost),
         inspector: std::sync::Arc::new(UnsupportedHost),

@@ -11,31 +11,7 @@ use serde::Serialize;
 use crate::BuildInfo;
 use crate::host::{CaptureSupport, Check, ExitStatus, Host, PtyBackend, SpawnSpec, TermSize};
 
-/// The status of one doctor check.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Classification {
-    /// The check passed.
-    Healthy,
-    /// Capture works, with a weaker guarantee than the host could give (for
-    /// example signals by checked `kill` instead of pidfds).
-    Degraded,
-    /// A capture prerequisite is missing or broken: capture is unavailable
-    /// until it is fixed.
-    MissingDependency,
-    /// This host cannot capture by design (native Windows); reinstalling does
-    /// not change that, and comparison still works.
-    UnsupportedHost,
-    /// Reported for information only; never affects availability.
-    Informational,
-}
-
-impl Classification {
-    /// Whether this status leaves something for the user to fix.
-    pub fn needs_attention(self) -> bool {
-        matches!(self, Classification::Degraded | Classification::MissingDependency)
-    }
-}
+pub use crate::host::Classification;
 
 /// How much a backend check matters for capture.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -450,13 +450,39 @@ pub enum CaptureSupport {
     },
 }
 
+/// The status of one doctor check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Classification {
+    /// The check passed.
+    Healthy,
+    /// Capture works, with a weaker guarantee than the host could give (for
+    /// example signals by checked `kill` instead of pidfds).
+    Degraded,
+    /// A capture prerequisite is missing or broken: capture is unavailable
+    /// until it is fixed.
+    MissingDependency,
+    /// This host cannot capture by design (native Windows); reinstalling does
+    /// not change that, and comparison still works.
+    UnsupportedHost,
+    /// Reported for information only; never affects availability.
+    Informational,
+}
+
+impl Classification {
+    /// Whether this status leaves something for the user to fix.
+    pub fn needs_attention(self) -> bool {
+        matches!(self, Classification::Degraded | Classification::MissingDependency)
+    }
+}
+
 /// One diagnostic check reported by `rea doctor`.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Check {
     /// Stable name, e.g. `pty_probe`.
     pub name: String,
-    /// The check's status (see [`crate::doctor::Classification`]).
-    pub classification: crate::doctor::Classification,
+    /// The check's status.
+    pub classification: Classification,
     /// What was observed.
     pub detail: String,
     /// What to do when not healthy.

@@ -1,6 +1,22 @@
 //! JSON paths as they appear in error messages: `events[2].at_ms`,
 //! `environment.APP_MODE`, `environment["odd key"]`.
 
+/// One broken rule of a document (a scenario, a trace specification, tool
+/// arguments).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Issue {
+    /// JSON path of the offending value, e.g. `events[2].at_ms`; empty for the root.
+    pub path: String,
+    /// The rule, in words a user can act on.
+    pub rule: String,
+}
+
+impl std::fmt::Display for Issue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", display(&self.path), self.rule)
+    }
+}
+
 /// Appends an object key to `parent`.
 pub fn join_key(parent: &str, key: &str) -> String {
     let plain = !key.is_empty()
@@ -21,7 +37,7 @@ pub fn join_index(parent: &str, index: usize) -> String {
 
 /// The message of a document that breaks rules: `<subject> <file> is
 /// invalid: <path>: <rule>; ...`.
-pub fn render_issues(subject: &str, file: Option<&std::path::Path>, issues: &[crate::scenario::Issue]) -> String {
+pub fn render_issues(subject: &str, file: Option<&std::path::Path>, issues: &[Issue]) -> String {
     let rules: Vec<String> = issues.iter().map(ToString::to_string).collect();
     match file {
         Some(f) => format!("{subject} {} is invalid: {}", f.display(), rules.join("; ")),
@@ -30,7 +46,7 @@ pub fn render_issues(subject: &str, file: Option<&std::path::Path>, issues: &[cr
 }
 
 /// The `details` of such an error: the file and every `{path, rule}`.
-pub fn issues_details(file: Option<&std::path::Path>, issues: &[crate::scenario::Issue]) -> serde_json::Value {
+pub fn issues_details(file: Option<&std::path::Path>, issues: &[Issue]) -> serde_json::Value {
     serde_json::json!({ "file": file.map(|f| f.display().to_string()), "issues": issues })
 }
 

@@ -19,7 +19,7 @@ use crate::evidence::{
     CAPTURE_SCHEMA_VERSION, CaptureRecord, Cleanup, CleanupOutcome, Exit, ExitReason, Finalization, JournalCollection,
     JournalEntry, Manifest, PROVIDER_VERSION, ProcessSample, ProcessTruncation, RenderedTerminalTruncation,
     ResidualUnknown, SealedCapture, Settlement, SettlementState, TruncationDetails, UnverifiedProcess,
-    architecture_name, digest, now_iso8601, platform_name, seal_capture_typed,
+    architecture_name, digest, now_iso8601, seal_capture_typed,
 };
 use crate::evidence::{OwnedGroupOutcome, ProcessCoverage, RendererOutcome, ResidualScope, TemporaryRootOutcome};
 use crate::host::ExitStatus;
@@ -49,6 +49,8 @@ pub(super) const LIMIT_RENDERER_FAILED: &str =
 pub(super) struct Assembly<'a> {
     pub(super) request: &'a CaptureRequest,
     pub(super) build: BuildInfo,
+    /// The platform as the host names it.
+    pub(super) platform: &'static str,
     pub(super) pty_backend: &'static str,
     pub(super) signal_mechanism: crate::evidence::SignalMechanism,
     pub(super) started_at: String,
@@ -144,7 +146,7 @@ impl Assembly<'_> {
         let resolved = &self.request.resolved;
         let scenario = &resolved.scenario;
         let manifest = self.manifest()?;
-        let normalization = normalization_projection(&scenario.normalization);
+        let normalization = normalization_projection(&scenario.normalization)?;
         let mut secrets = Redactor::for_events(&scenario.events);
         let process_samples = process_samples(&self, &mut secrets);
         let TerminalOutput { frames, raw, normalized, rendered, screens_before } =
@@ -213,13 +215,13 @@ impl Assembly<'_> {
     /// Provenance and the commitments.
     fn manifest(&self) -> Result<Manifest, serde_json::Error> {
         let resolved = &self.request.resolved;
-        let normalization = normalization_projection(&resolved.scenario.normalization);
-        let scenario_value = scenario_commitment(resolved);
-        let contract = comparison_contract(resolved);
+        let normalization = normalization_projection(&resolved.scenario.normalization)?;
+        let scenario_value = scenario_commitment(resolved)?;
+        let contract = comparison_contract(resolved)?;
         Ok(Manifest {
             rea_version: self.build.version.to_owned(),
             provider_version: PROVIDER_VERSION.to_owned(),
-            platform: platform_name().to_owned(),
+            platform: self.platform.to_owned(),
             architecture: architecture_name().to_owned(),
             pty_backend: self.pty_backend.to_owned(),
             started_at: self.started_at.clone(),

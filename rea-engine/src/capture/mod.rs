@@ -696,6 +696,7 @@ impl Ran<'_> {
         assemble::Assembly {
             request,
             build: request.build,
+            platform: host.platform,
             pty_backend: host.pty.name(),
             signal_mechanism: host.verifier.mechanism(),
             started_at,

@@ -196,15 +196,6 @@ pub fn seal(mut envelope: Evidence) -> Result<Evidence, serde_json::Error> {
     Ok(envelope)
 }
 
-/// The REA name of the host OS (`linux`, `darwin`, `win32`).
-pub fn platform_name() -> &'static str {
-    match std::env::consts::OS {
-        "macos" => "darwin",
-        "windows" => "win32",
-        other => other,
-    }
-}
-
 /// The REA name of the host architecture (`x64`, `arm64`).
 pub fn architecture_name() -> &'static str {
     match std::env::consts::ARCH {
@@ -214,13 +205,15 @@ pub fn architecture_name() -> &'static str {
     }
 }
 
-/// The `environment` block of capture Evidence. Isolation is `none`: the
-/// command runs with the caller's permissions and host environment.
-pub fn host_environment_block() -> Value {
+/// The `environment` block of capture Evidence, from the platform and
+/// architecture its manifest records (the platform as the [`crate::Host`]
+/// named it). Isolation is `none`: the command runs with the caller's
+/// permissions and host environment.
+pub fn host_environment_block(manifest: &Manifest) -> Value {
     json!({
-        "id": format!("{}-{}", platform_name(), architecture_name()),
-        "platform": platform_name(),
-        "architecture": architecture_name(),
+        "id": format!("{}-{}", manifest.platform, manifest.architecture),
+        "platform": manifest.platform,
+        "architecture": manifest.architecture,
         "isolation": "none",
     })
 }
@@ -240,7 +233,7 @@ pub fn seal_capture(record: CaptureRecord, parameters: Value) -> Result<Evidence
 /// identity is hashed from the typed record (one item at a time), and
 /// [`SealedCapture::write_json`] writes it the same way.
 pub fn seal_capture_typed(record: CaptureRecord, parameters: Value) -> Result<SealedCapture, serde_json::Error> {
-    let mut envelope = capture_envelope(&record.limitations, parameters, Value::Null);
+    let mut envelope = capture_envelope(&record, parameters, Value::Null);
     envelope.evidence_id = evidence_id_with(&envelope, Part::Typed(&record))?;
     Ok(SealedCapture { envelope, record })
 }
@@ -316,9 +309,9 @@ impl<R: Serialize> Serialize for Inline<'_, R> {
 }
 
 /// The unsealed capture envelope around `normalized_result`.
-fn capture_envelope(record_limitations: &[String], parameters: Value, normalized_result: Value) -> Evidence {
+fn capture_envelope(record: &CaptureRecord, parameters: Value, normalized_result: Value) -> Evidence {
     let mut limitations = vec![NO_SUBJECT_LIMITATION.to_owned()];
-    limitations.extend(record_limitations.iter().cloned());
+    limitations.extend(record.limitations.iter().cloned());
     Evidence {
         schema_version: EVIDENCE_SCHEMA_VERSION,
         evidence_id: String::new(),
@@ -332,7 +325,7 @@ fn capture_envelope(record_limitations: &[String], parameters: Value, normalized
         normalized_result,
         confidence: "observed".into(),
         authority: "controlled-replay".into(),
-        environment: host_environment_block(),
+        environment: host_environment_block(&record.manifest),
         limitations,
         locations: Vec::new(),
         evidence_links: Vec::new(),
@@ -343,7 +336,7 @@ fn capture_envelope(record_limitations: &[String], parameters: Value, normalized
 /// `parameters`: the envelope as pretty JSON and its final newline. Counted
 /// as the document is serialized, without building it.
 pub fn capture_document_bytes(record: &CaptureRecord, parameters: &Value) -> Result<u64, serde_json::Error> {
-    let mut envelope = capture_envelope(&record.limitations, parameters.clone(), Value::Null);
+    let mut envelope = capture_envelope(record, parameters.clone(), Value::Null);
     // The id's length is fixed: "ev_" and 64 hex digits.
     envelope.evidence_id = format!("ev_{}", "0".repeat(64));
     let outer = pretty_bytes(&envelope.into_value(), 0)?;

@@ -1,16 +1,22 @@
 //! Committed projections of a scenario: what enters `manifest.scenario`,
 //! `manifest.comparison_contract` and the capture's `normalization`.
 //!
-//! Two rules hold for every projection here:
+//! Each projection is a borrowed view of the resolved scenario that derives
+//! `Serialize`: its fields, in the order a capture writes them, are the
+//! commitment. Two rules hold for every projection here:
 //! - sensitive input text never appears; it becomes `<redacted-input:N-bytes>`
 //!   with N its UTF-8 length, so equal-length secrets commit equally;
 //! - an option at its default that older scenarios could not express
 //!   (`finalization_ms: 0`, no custom `patterns`) is left out, so adding a
 //!   feature never moves an existing identity.
 
-use serde_json::{Map, Value, json};
+use std::borrow::Cow;
+use std::collections::BTreeMap;
 
-use super::model::{Event, Normalization, Scenario};
+use serde::Serialize;
+use serde_json::Value;
+
+use super::model::{Event, Limits, Normalization, Pattern, Scenario, SignalName};
 use super::resolve::ResolvedScenario;
 
 /// Committed format of rendered frame `lines`.
@@ -28,88 +34,167 @@ pub fn redacted_input(len: usize) -> String {
 }
 
 /// The normalization object as committed and recorded in a capture.
-pub fn normalization_projection(n: &Normalization) -> Value {
-    let mut m = Map::new();
-    m.insert("paths".into(), n.paths.into());
-    m.insert("pids".into(), n.pids.into());
-    m.insert("ports".into(), n.ports.into());
-    m.insert("time_bucket_ms".into(), n.time_bucket_ms.into());
-    if !n.patterns.is_empty() {
-        m.insert("patterns".into(), serde_json::to_value(&n.patterns).unwrap_or(Value::Null));
-    }
-    if n.ports {
-        m.insert("port_normalization_version".into(), PORT_NORMALIZATION_VERSION.into());
-    }
-    if !n.patterns.is_empty() {
-        m.insert("pattern_normalization_version".into(), PATTERN_NORMALIZATION_VERSION.into());
-    }
-    Value::Object(m)
+#[derive(Debug, Serialize)]
+pub struct NormalizationCommitment<'a> {
+    paths: bool,
+    pids: bool,
+    ports: bool,
+    time_bucket_ms: u64,
+    #[serde(skip_serializing_if = "<[Pattern]>::is_empty")]
+    patterns: &'a [Pattern],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    port_normalization_version: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pattern_normalization_version: Option<&'static str>,
 }
 
-fn events_projection(events: &[Event]) -> Value {
-    Value::Array(
-        events
-            .iter()
-            .map(|e| match e {
-                Event::Input { at_ms, data, sensitive } => json!({
-                    "type": "input",
-                    "at_ms": at_ms,
-                    "data": if *sensitive { redacted_input(data.len()) } else { data.clone() },
-                    "sensitive": sensitive,
-                }),
-                Event::Resize { at_ms, columns, rows } => json!({
-                    "type": "resize", "at_ms": at_ms, "columns": columns, "rows": rows,
-                }),
-                Event::Signal { at_ms, signal } => json!({
-                    "type": "signal", "at_ms": at_ms, "signal": signal.as_str(),
-                }),
-            })
-            .collect(),
-    )
+impl<'a> NormalizationCommitment<'a> {
+    /// The view of `n`.
+    pub fn of(n: &'a Normalization) -> Self {
+        let custom = !n.patterns.is_empty();
+        NormalizationCommitment {
+            paths: n.paths,
+            pids: n.pids,
+            ports: n.ports,
+            time_bucket_ms: n.time_bucket_ms,
+            patterns: &n.patterns,
+            port_normalization_version: n.ports.then_some(PORT_NORMALIZATION_VERSION),
+            pattern_normalization_version: custom.then_some(PATTERN_NORMALIZATION_VERSION),
+        }
+    }
+}
+
+/// One scheduled event as committed: a sensitive input's text replaced.
+#[derive(Debug, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum EventCommitment<'a> {
+    Input { at_ms: u64, data: Cow<'a, str>, sensitive: bool },
+    Resize { at_ms: u64, columns: u16, rows: u16 },
+    Signal { at_ms: u64, signal: SignalName },
+}
+
+impl<'a> EventCommitment<'a> {
+    fn of(event: &'a Event) -> Self {
+        match event {
+            Event::Input { at_ms, data, sensitive } => EventCommitment::Input {
+                at_ms: *at_ms,
+                data: if *sensitive { Cow::Owned(redacted_input(data.len())) } else { Cow::Borrowed(data) },
+                sensitive: *sensitive,
+            },
+            Event::Resize { at_ms, columns, rows } => {
+                EventCommitment::Resize { at_ms: *at_ms, columns: *columns, rows: *rows }
+            }
+            Event::Signal { at_ms, signal } => EventCommitment::Signal { at_ms: *at_ms, signal: *signal },
+        }
+    }
+}
+
+/// The terminal as committed: `answer_queries` is committed as
+/// `terminal_query_replies`, so the object keeps the shape older captures
+/// committed.
+#[derive(Debug, Serialize)]
+struct TerminalCommitment {
+    columns: u16,
+    rows: u16,
+    scrollback: u16,
 }
 
 /// Fields shared by the scenario commitment and the comparison contract.
-fn common(r: &ResolvedScenario, m: &mut Map<String, Value>) {
-    let s: &Scenario = &r.scenario;
-    m.insert("working_directory".into(), r.working_directory_str().into());
-    m.insert("environment".into(), serde_json::to_value(&s.environment).unwrap_or(Value::Null));
-    m.insert("filesystem_observation_paths".into(), json!(r.observation_path_strs()));
-    // `answer_queries` is committed as `terminal_query_replies` (below), so
-    // the terminal object keeps the shape older captures committed.
-    let t = &s.terminal;
-    m.insert("terminal".into(), json!({"columns": t.columns, "rows": t.rows, "scrollback": t.scrollback}));
-    m.insert("events".into(), events_projection(&s.events));
-    m.insert("timeout_ms".into(), s.timeout_ms.into());
-    m.insert("idle_timeout_ms".into(), s.idle_timeout_ms.into());
-    m.insert("settle_ms".into(), s.settle_ms.into());
-    if s.finalization_ms != 0 {
-        m.insert("finalization_ms".into(), s.finalization_ms.into());
-    }
-    m.insert("limits".into(), serde_json::to_value(s.limits).unwrap_or(Value::Null));
-    m.insert("normalization".into(), normalization_projection(&s.normalization));
-    // Replies change what the program reads, so they are part of the
-    // scenario and the contract; without them both keep their older form.
-    if t.answer_queries {
-        m.insert("terminal_query_replies".into(), TERMINAL_QUERY_REPLIES.into());
+#[derive(Debug, Serialize)]
+struct Common<'a> {
+    working_directory: &'a str,
+    environment: &'a BTreeMap<String, String>,
+    filesystem_observation_paths: Vec<&'a str>,
+    terminal: TerminalCommitment,
+    events: Vec<EventCommitment<'a>>,
+    timeout_ms: u64,
+    idle_timeout_ms: u64,
+    settle_ms: u64,
+    #[serde(skip_serializing_if = "is_zero")]
+    finalization_ms: u64,
+    limits: &'a Limits,
+    normalization: NormalizationCommitment<'a>,
+    /// Replies change what the program reads, so they are part of the
+    /// scenario and the contract; without them both keep their older form.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    terminal_query_replies: Option<&'static str>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+impl<'a> Common<'a> {
+    fn of(r: &'a ResolvedScenario) -> Self {
+        let s: &Scenario = &r.scenario;
+        let t = &s.terminal;
+        Common {
+            working_directory: r.working_directory_str(),
+            environment: &s.environment,
+            filesystem_observation_paths: r.observation_path_strs(),
+            terminal: TerminalCommitment { columns: t.columns, rows: t.rows, scrollback: t.scrollback },
+            events: s.events.iter().map(EventCommitment::of).collect(),
+            timeout_ms: s.timeout_ms,
+            idle_timeout_ms: s.idle_timeout_ms,
+            settle_ms: s.settle_ms,
+            finalization_ms: s.finalization_ms,
+            limits: &s.limits,
+            normalization: NormalizationCommitment::of(&s.normalization),
+            terminal_query_replies: t.answer_queries.then_some(TERMINAL_QUERY_REPLIES),
+        }
     }
 }
 
 /// `manifest.scenario`: the resolved scenario with defaults applied, secrets
 /// redacted, and the executable's path and digest.
-pub fn scenario_commitment(r: &ResolvedScenario) -> Value {
-    let mut m = Map::new();
-    m.insert("executable".into(), r.executable_str().into());
-    m.insert("arguments".into(), json!(r.scenario.arguments));
-    common(r, &mut m);
-    m.insert("executable_sha256".into(), r.executable_sha256.clone().into());
-    Value::Object(m)
+#[derive(Debug, Serialize)]
+pub struct ScenarioCommitment<'a> {
+    executable: &'a str,
+    arguments: &'a [String],
+    #[serde(flatten)]
+    common: Common<'a>,
+    executable_sha256: &'a str,
+}
+
+impl<'a> ScenarioCommitment<'a> {
+    /// The view of `r`.
+    pub fn of(r: &'a ResolvedScenario) -> Self {
+        ScenarioCommitment {
+            executable: r.executable_str(),
+            arguments: &r.scenario.arguments,
+            common: Common::of(r),
+            executable_sha256: &r.executable_sha256,
+        }
+    }
 }
 
 /// `manifest.comparison_contract`: what two captures must share to be
 /// compared. The executable and its arguments may differ.
-pub fn comparison_contract(r: &ResolvedScenario) -> Value {
-    let mut m = Map::new();
-    common(r, &mut m);
-    m.insert("rendered_line_format".into(), RENDERED_LINE_FORMAT.into());
-    Value::Object(m)
+#[derive(Debug, Serialize)]
+pub struct ComparisonContract<'a> {
+    #[serde(flatten)]
+    common: Common<'a>,
+    rendered_line_format: &'static str,
+}
+
+impl<'a> ComparisonContract<'a> {
+    /// The view of `r`.
+    pub fn of(r: &'a ResolvedScenario) -> Self {
+        ComparisonContract { common: Common::of(r), rendered_line_format: RENDERED_LINE_FORMAT }
+    }
+}
+
+/// [`NormalizationCommitment`] as the JSON value a capture records.
+pub fn normalization_projection(n: &Normalization) -> Result<Value, serde_json::Error> {
+    serde_json::to_value(NormalizationCommitment::of(n))
+}
+
+/// [`ScenarioCommitment`] as the JSON value a capture records.
+pub fn scenario_commitment(r: &ResolvedScenario) -> Result<Value, serde_json::Error> {
+    serde_json::to_value(ScenarioCommitment::of(r))
+}
+
+/// [`ComparisonContract`] as the JSON value a capture records.
+pub fn comparison_contract(r: &ResolvedScenario) -> Result<Value, serde_json::Error> {
+    serde_json::to_value(ComparisonContract::of(r))
 }

@@ -23,7 +23,7 @@ impl Committed {
 }
 
 fn committed(r: &ResolvedScenario) -> Committed {
-    let (scenario, contract) = (scenario_commitment(r), comparison_contract(r));
+    let (scenario, contract) = (scenario_commitment(r).expect("serialize"), comparison_contract(r).expect("serialize"));
     let text = |v: &Value| String::from_utf8(canonical_json(v).expect("canonical")).expect("UTF-8");
     Committed {
         scenario_sha256: digest(&scenario).expect("digest"),
@@ -86,9 +86,9 @@ fn a_visible_input_of_the_same_length_is_a_different_commitment() {
 fn projections(dir: &tempfile::TempDir, scenario: Value) -> [(&'static str, Value); 3] {
     let r = testing::resolve(dir.path(), scenario);
     [
-        ("scenario", scenario_commitment(&r)),
-        ("comparison_contract", comparison_contract(&r)),
-        ("normalization", normalization_projection(&r.scenario.normalization)),
+        ("scenario", scenario_commitment(&r).expect("serialize")),
+        ("comparison_contract", comparison_contract(&r).expect("serialize")),
+        ("normalization", normalization_projection(&r.scenario.normalization).expect("serialize")),
     ]
 }
 
@@ -143,9 +143,9 @@ fn executable_and_arguments_stay_out_of_the_contract() {
     let dir = tempfile::tempdir().expect("tempdir");
     let a = testing::resolve(dir.path(), json!({"executable": "sh", "arguments": ["-c", "true"]}));
     let b = testing::resolve(dir.path(), json!({"executable": "/bin/sh", "arguments": ["-c", "false"]}));
-    assert_eq!(comparison_contract(&a), comparison_contract(&b));
-    assert_ne!(scenario_commitment(&a), scenario_commitment(&b));
-    let contract = comparison_contract(&a);
+    assert_eq!(comparison_contract(&a).expect("serialize"), comparison_contract(&b).expect("serialize"));
+    assert_ne!(scenario_commitment(&a).expect("serialize"), scenario_commitment(&b).expect("serialize"));
+    let contract = comparison_contract(&a).expect("serialize");
     assert!(contract.get("executable").is_none() && contract.get("arguments").is_none(), "{contract}");
     assert_eq!(contract["rendered_line_format"], "trim-trailing-spaces-v1");
     assert_eq!(contract["normalization"]["port_normalization_version"], "endpoint-ports-v1");

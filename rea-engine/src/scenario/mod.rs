@@ -7,6 +7,8 @@ mod resolve;
 mod validate;
 
 #[cfg(test)]
+mod commit_golden_tests;
+#[cfg(test)]
 mod commit_tests;
 #[cfg(test)]
 mod schema_tests;
@@ -16,12 +18,14 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 pub use commit::{
-    PATTERN_NORMALIZATION_VERSION, PORT_NORMALIZATION_VERSION, RENDERED_LINE_FORMAT, TERMINAL_QUERY_REPLIES,
-    comparison_contract, normalization_projection, redacted_input, scenario_commitment,
+    ComparisonContract, NormalizationCommitment, PATTERN_NORMALIZATION_VERSION, PORT_NORMALIZATION_VERSION,
+    RENDERED_LINE_FORMAT, ScenarioCommitment, TERMINAL_QUERY_REPLIES, comparison_contract, normalization_projection,
+    redacted_input, scenario_commitment,
 };
 pub use model::*;
 pub use resolve::{ResolveError, ResolvedScenario, Resolver};
-pub use validate::Issue;
+/// A broken rule of the scenario (defined with the JSON paths it names).
+pub use crate::path::Issue;
 pub(crate) use validate::type_name;
 
 use crate::error::{Category, UserError};

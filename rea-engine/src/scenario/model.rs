@@ -44,6 +44,58 @@ pub const MIN_SENSITIVE_INPUT_BYTES: usize = 4;
 pub const MAX_SCENARIO_BYTES: usize = 4 * 1024 * 1024;
 /// The environment variable that carries the run token. Scenarios may not set it.
 pub const RUN_TOKEN_VARIABLE: &str = "REA_PROCESS_RUN_ID";
+/// Default `working_directory`: the directory `rea` was started in.
+pub const DEFAULT_WORKING_DIRECTORY: &str = ".";
+/// Default `timeout_ms`.
+pub const DEFAULT_TIMEOUT_MS: u64 = 30_000;
+/// Default `idle_timeout_ms`.
+pub const DEFAULT_IDLE_TIMEOUT_MS: u64 = 30_000;
+/// Default `settle_ms`.
+pub const DEFAULT_SETTLE_MS: u64 = 100;
+/// Default `finalization_ms`: `SIGKILL` at once when a deadline fires.
+pub const DEFAULT_FINALIZATION_MS: u64 = 0;
+/// Default `terminal.columns`.
+pub const DEFAULT_COLUMNS: u16 = 80;
+/// Default `terminal.rows`.
+pub const DEFAULT_ROWS: u16 = 24;
+/// Default `terminal.scrollback`.
+pub const DEFAULT_SCROLLBACK: u16 = 1000;
+/// Default `terminal.answer_queries`.
+pub const DEFAULT_ANSWER_QUERIES: bool = true;
+/// Default `limits.output_bytes`.
+pub const DEFAULT_OUTPUT_BYTES: u64 = 1_000_000;
+/// Maximum `limits.output_bytes`.
+pub const MAX_OUTPUT_BYTES: u64 = 10_000_000;
+/// Default `limits.frames`.
+pub const DEFAULT_FRAMES: u64 = 10_000;
+/// Maximum `limits.frames`.
+pub const MAX_FRAMES: u64 = 100_000;
+/// Default `limits.files`.
+pub const DEFAULT_FILES: u64 = 10_000;
+/// Maximum `limits.files`.
+pub const MAX_FILES: u64 = 100_000;
+/// Default `limits.file_bytes`.
+pub const DEFAULT_FILE_BYTES: u64 = 10_000_000;
+/// Maximum `limits.file_bytes`.
+pub const MAX_FILE_BYTES: u64 = MAX_SAFE_INTEGER;
+/// Default `limits.processes`.
+pub const DEFAULT_PROCESSES: u64 = 1000;
+/// Maximum `limits.processes`.
+pub const MAX_PROCESSES: u64 = 10_000;
+/// Default `limits.filesystem_depth`.
+pub const DEFAULT_FILESYSTEM_DEPTH: u64 = 16;
+/// Maximum `limits.filesystem_depth`.
+pub const MAX_FILESYSTEM_DEPTH: u64 = 64;
+/// Default `normalization.time_bucket_ms`.
+pub const DEFAULT_TIME_BUCKET_MS: u64 = 10;
+/// Maximum `normalization.time_bucket_ms`.
+pub const MAX_TIME_BUCKET_MS: u64 = 60_000;
+/// Keys of an `input` event.
+pub const INPUT_EVENT_KEYS: &[&str] = &["type", "at_ms", "data", "sensitive"];
+/// Keys of a `resize` event.
+pub const RESIZE_EVENT_KEYS: &[&str] = &["type", "at_ms", "columns", "rows"];
+/// Keys of a `signal` event.
+pub const SIGNAL_EVENT_KEYS: &[&str] = &["type", "at_ms", "signal"];
 /// Schema pattern of strings handed to the operating system, which cannot
 /// carry a NUL character.
 const NO_NUL: &str = "^[^\\x00]*$";
@@ -62,7 +114,7 @@ pub struct Scenario {
     pub executable: String,
     /// Arguments after the program name.
     #[serde(default)]
-    #[schemars(length(max = 256), inner(regex(pattern = NO_NUL)))]
+    #[schemars(length(max = MAX_ARGUMENTS), inner(regex(pattern = NO_NUL)))]
     pub arguments: Vec<String>,
     /// Working directory of the command. A relative path resolves against the
     /// directory `rea` was started in.
@@ -80,7 +132,7 @@ pub struct Scenario {
     /// Files and directories to snapshot before launch and after settlement.
     /// Relative paths resolve against the working directory.
     #[serde(default)]
-    #[schemars(length(max = 16), inner(length(min = 1), regex(pattern = NO_NUL)))]
+    #[schemars(length(max = MAX_OBSERVATION_PATHS), inner(length(min = 1), regex(pattern = NO_NUL)))]
     pub filesystem_observation_paths: Vec<String>,
     /// Terminal size and scrollback.
     #[serde(default)]
@@ -88,25 +140,25 @@ pub struct Scenario {
     /// Timed interactions, in non-decreasing `at_ms` order, each at or before
     /// `timeout_ms`.
     #[serde(default)]
-    #[schemars(length(max = 1000))]
+    #[schemars(length(max = MAX_EVENTS))]
     pub events: Vec<Event>,
     /// Total run time before the deadline fires, in milliseconds.
     #[serde(default = "default_timeout_ms")]
-    #[schemars(range(min = 1, max = 9_007_199_254_740_991u64))]
+    #[schemars(range(min = 1, max = MAX_SAFE_INTEGER))]
     pub timeout_ms: u64,
     /// Longest silence on the terminal before the idle deadline fires.
-    #[serde(default = "default_timeout_ms")]
-    #[schemars(range(min = 1, max = 9_007_199_254_740_991u64))]
+    #[serde(default = "default_idle_timeout_ms")]
+    #[schemars(range(min = 1, max = MAX_SAFE_INTEGER))]
     pub idle_timeout_ms: u64,
     /// How long to watch the process group settle after the command exits.
     #[serde(default = "default_settle_ms")]
-    #[schemars(range(max = 9_007_199_254_740_991u64))]
+    #[schemars(range(max = MAX_SAFE_INTEGER))]
     pub settle_ms: u64,
     /// Time between `SIGTERM` and `SIGKILL` when a deadline fires; 0 sends
     /// `SIGKILL` at once. `timeout_ms + finalization_ms + settle_ms` must not
     /// exceed 9007199254740991.
     #[serde(default)]
-    #[schemars(range(max = 9_007_199_254_740_991u64))]
+    #[schemars(range(max = MAX_SAFE_INTEGER))]
     pub finalization_ms: u64,
     /// Bounds on what is retained.
     #[serde(default)]
@@ -117,13 +169,16 @@ pub struct Scenario {
 }
 
 fn default_working_directory() -> String {
-    ".".to_owned()
+    DEFAULT_WORKING_DIRECTORY.to_owned()
 }
 fn default_timeout_ms() -> u64 {
-    30_000
+    DEFAULT_TIMEOUT_MS
+}
+fn default_idle_timeout_ms() -> u64 {
+    DEFAULT_IDLE_TIMEOUT_MS
 }
 fn default_settle_ms() -> u64 {
-    100
+    DEFAULT_SETTLE_MS
 }
 
 /// Terminal geometry. `columns × (rows + scrollback)` must not exceed 1,000,000.
@@ -132,15 +187,15 @@ fn default_settle_ms() -> u64 {
 pub struct Terminal {
     /// Width in cells.
     #[serde(default = "default_columns")]
-    #[schemars(range(min = 1, max = 1000))]
+    #[schemars(range(min = 1, max = MAX_TERMINAL_DIMENSION))]
     pub columns: u16,
     /// Height in cells.
     #[serde(default = "default_rows")]
-    #[schemars(range(min = 1, max = 1000))]
+    #[schemars(range(min = 1, max = MAX_TERMINAL_DIMENSION))]
     pub rows: u16,
     /// Lines kept above the screen by the renderer.
     #[serde(default = "default_scrollback")]
-    #[schemars(range(max = 10000))]
+    #[schemars(range(max = MAX_SCROLLBACK))]
     pub scrollback: u16,
     /// Reply to the program's terminal queries (cursor position, device
     /// attributes, colours, sizes) as xterm would; each reply is recorded as
@@ -150,16 +205,16 @@ pub struct Terminal {
 }
 
 fn default_columns() -> u16 {
-    80
+    DEFAULT_COLUMNS
 }
 fn default_rows() -> u16 {
-    24
+    DEFAULT_ROWS
 }
 fn default_scrollback() -> u16 {
-    1000
+    DEFAULT_SCROLLBACK
 }
 fn default_answer_queries() -> bool {
-    true
+    DEFAULT_ANSWER_QUERIES
 }
 
 impl Default for Terminal {
@@ -180,11 +235,11 @@ pub enum Event {
     /// Write text to the terminal as UTF-8 bytes.
     Input {
         /// Milliseconds after launch.
-        #[schemars(range(max = 9_007_199_254_740_991u64))]
+        #[schemars(range(max = MAX_SAFE_INTEGER))]
         at_ms: u64,
         /// The text to write, at most 4096 UTF-8 bytes (262144 across all
         /// input events).
-        #[schemars(length(max = 4096))]
+        #[schemars(length(max = MAX_INPUT_DATA_BYTES))]
         data: String,
         /// Record only `<redacted-input:N-bytes>` instead of the text, and
         /// replace its echo in terminal text by the same marker; at least 4
@@ -195,19 +250,19 @@ pub enum Event {
     /// Change the terminal size; scrollback stays as configured.
     Resize {
         /// Milliseconds after launch.
-        #[schemars(range(max = 9_007_199_254_740_991u64))]
+        #[schemars(range(max = MAX_SAFE_INTEGER))]
         at_ms: u64,
         /// New width in cells.
-        #[schemars(range(min = 1, max = 1000))]
+        #[schemars(range(min = 1, max = MAX_TERMINAL_DIMENSION))]
         columns: u16,
         /// New height in cells.
-        #[schemars(range(min = 1, max = 1000))]
+        #[schemars(range(min = 1, max = MAX_TERMINAL_DIMENSION))]
         rows: u16,
     },
     /// Send a signal to the launched process (not to its descendants).
     Signal {
         /// Milliseconds after launch.
-        #[schemars(range(max = 9_007_199_254_740_991u64))]
+        #[schemars(range(max = MAX_SAFE_INTEGER))]
         at_ms: u64,
         /// The signal to send.
         signal: SignalName,
@@ -295,47 +350,47 @@ pub struct Limits {
     /// Budget for retained terminal text, in UTF-8 bytes; applied separately to
     /// the original chunks, the normalized text and the rendered states.
     #[serde(default = "default_output_bytes")]
-    #[schemars(range(min = 1, max = 10_000_000))]
+    #[schemars(range(min = 1, max = MAX_OUTPUT_BYTES))]
     pub output_bytes: u64,
     /// Maximum number of raw frames, and separately of rendered frames.
     #[serde(default = "default_frames")]
-    #[schemars(range(min = 1, max = 100_000))]
+    #[schemars(range(min = 1, max = MAX_FRAMES))]
     pub frames: u64,
     /// Maximum number of filesystem entries per snapshot, across all roots.
     #[serde(default = "default_files")]
-    #[schemars(range(min = 1, max = 100_000))]
+    #[schemars(range(min = 1, max = MAX_FILES))]
     pub files: u64,
     /// Cumulative whole-file hashing budget per snapshot, across all roots.
     #[serde(default = "default_file_bytes")]
-    #[schemars(range(min = 1, max = 9_007_199_254_740_991u64))]
+    #[schemars(range(min = 1, max = MAX_FILE_BYTES))]
     pub file_bytes: u64,
     /// Maximum number of recorded process samples.
     #[serde(default = "default_processes")]
-    #[schemars(range(min = 1, max = 10_000))]
+    #[schemars(range(min = 1, max = MAX_PROCESSES))]
     pub processes: u64,
     /// Deepest directory level walked below an observation path (the path is 0).
     #[serde(default = "default_filesystem_depth")]
-    #[schemars(range(min = 1, max = 64))]
+    #[schemars(range(min = 1, max = MAX_FILESYSTEM_DEPTH))]
     pub filesystem_depth: u64,
 }
 
 fn default_output_bytes() -> u64 {
-    1_000_000
+    DEFAULT_OUTPUT_BYTES
 }
 fn default_frames() -> u64 {
-    10_000
+    DEFAULT_FRAMES
 }
 fn default_files() -> u64 {
-    10_000
+    DEFAULT_FILES
 }
 fn default_file_bytes() -> u64 {
-    10_000_000
+    DEFAULT_FILE_BYTES
 }
 fn default_processes() -> u64 {
-    1000
+    DEFAULT_PROCESSES
 }
 fn default_filesystem_depth() -> u64 {
-    16
+    DEFAULT_FILESYSTEM_DEPTH
 }
 
 impl Default for Limits {
@@ -367,11 +422,11 @@ pub struct Normalization {
     pub ports: bool,
     /// Bucket width for `at_ms` of frames and samples.
     #[serde(default = "default_time_bucket_ms")]
-    #[schemars(range(min = 1, max = 60000))]
+    #[schemars(range(min = 1, max = MAX_TIME_BUCKET_MS))]
     pub time_bucket_ms: u64,
     /// Literal replacements applied in order after the built-in rules.
     #[serde(default)]
-    #[schemars(length(max = 32))]
+    #[schemars(length(max = MAX_PATTERNS))]
     pub patterns: Vec<Pattern>,
 }
 
@@ -379,15 +434,15 @@ fn default_true() -> bool {
     true
 }
 fn default_time_bucket_ms() -> u64 {
-    10
+    DEFAULT_TIME_BUCKET_MS
 }
 
 impl Default for Normalization {
     fn default() -> Self {
         Normalization {
-            paths: true,
-            pids: true,
-            ports: true,
+            paths: default_true(),
+            pids: default_true(),
+            ports: default_true(),
             time_bucket_ms: default_time_bucket_ms(),
             patterns: Vec::new(),
         }
@@ -399,9 +454,61 @@ impl Default for Normalization {
 #[serde(deny_unknown_fields)]
 pub struct Pattern {
     /// Literal text to find (at most 500 characters; may be empty).
-    #[schemars(length(max = 500))]
+    #[schemars(length(max = MAX_PATTERN_CHARS))]
     pub pattern: String,
     /// Literal replacement text (at most 100 characters).
-    #[schemars(length(max = 100))]
+    #[schemars(length(max = MAX_REPLACEMENT_CHARS))]
     pub replacement: String,
+}
+
+/// The keys an object of `T` accepts, in declaration order, read from its
+/// `Deserialize` derive: the struct is where the keys are stated, and the
+/// validator asks it instead of keeping lists of its own.
+pub(super) fn keys<'de, T: Deserialize<'de>>() -> &'static [&'static str] {
+    let mut fields: &'static [&'static str] = &[];
+    // The deserializer stops with an error as soon as the derive has named
+    // its fields; that error is the expected end, not a failure.
+    let _stopped = T::deserialize(FieldNames(&mut fields));
+    fields
+}
+
+/// A deserializer that records the field list a struct derive hands it.
+struct FieldNames<'a>(&'a mut &'static [&'static str]);
+
+impl<'de> serde::Deserializer<'de> for FieldNames<'_> {
+    type Error = serde::de::value::Error;
+
+    fn deserialize_any<V: serde::de::Visitor<'de>>(self, _: V) -> Result<V::Value, Self::Error> {
+        Err(serde::de::Error::custom("not a struct"))
+    }
+
+    fn deserialize_struct<V: serde::de::Visitor<'de>>(
+        self,
+        _name: &'static str,
+        fields: &'static [&'static str],
+        _visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        *self.0 = fields;
+        Err(serde::de::Error::custom("fields recorded"))
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf option unit
+        unit_struct newtype_struct seq tuple tuple_struct map enum identifier ignored_any
+    }
+}
+
+#[cfg(test)]
+mod key_tests {
+    use super::*;
+
+    #[test]
+    fn keys_are_read_from_the_structs_in_declaration_order() {
+        assert_eq!(keys::<Terminal>(), ["columns", "rows", "scrollback", "answer_queries"]);
+        assert_eq!(keys::<Pattern>(), ["pattern", "replacement"]);
+        assert_eq!(keys::<Scenario>().len(), 13);
+        assert_eq!(keys::<Scenario>()[0], "executable");
+        assert_eq!(keys::<Limits>().last(), Some(&"filesystem_depth"));
+        assert_eq!(keys::<Normalization>(), ["paths", "pids", "ports", "time_bucket_ms", "patterns"]);
+    }
 }

@@ -10,22 +10,7 @@
 use serde_json::{Map, Value};
 
 use super::model::*;
-use crate::path::{join_index, join_key};
-
-/// One broken rule.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct Issue {
-    /// JSON path of the offending value, e.g. `events[2].at_ms`; empty for the root.
-    pub path: String,
-    /// The rule, in words a user can act on.
-    pub rule: String,
-}
-
-impl std::fmt::Display for Issue {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}", crate::path::display(&self.path), self.rule)
-    }
-}
+use crate::path::{Issue, join_index, join_key};
 
 /// Keys of the earlier TypeScript scenario format that this format does not have.
 const REFERENCE_ONLY_KEYS: &[(&str, &str)] = &[
@@ -48,28 +33,14 @@ const REFERENCE_ONLY_LIMITS: &[(&str, &str)] = &[
     ("connections", "rea does not replay network traffic, so it opens no connections"),
 ];
 
-const TOP_KEYS: &[&str] = &[
-    "executable",
-    "arguments",
-    "working_directory",
-    "environment",
-    "filesystem_observation_paths",
-    "terminal",
-    "events",
-    "timeout_ms",
-    "idle_timeout_ms",
-    "settle_ms",
-    "finalization_ms",
-    "limits",
-    "normalization",
-];
-
 /// Validates `value` in place and builds the scenario, or returns every issue.
 pub(super) fn validate(mut value: Value) -> Result<Scenario, Vec<Issue>> {
     let mut v = Validator::default();
     let mut size = ByteCount(0);
-    // Writing into a counter fails only if the counter did, and it cannot.
-    let _ = serde_json::to_writer(&mut size, &value);
+    if let Err(e) = serde_json::to_writer(&mut size, &value) {
+        v.issue("", format!("internal error: the scenario could not be measured as compact JSON ({e})"));
+        return Err(v.issues);
+    }
     let ByteCount(size) = size;
     if size > MAX_SCENARIO_BYTES {
         v.issue(
@@ -271,7 +242,7 @@ impl Validator {
 
     fn scenario(&mut self, value: &mut Value) {
         let Some(map) = self.object("", value) else { return };
-        self.unknown_keys("", map, TOP_KEYS);
+        self.unknown_keys("", map, keys::<Scenario>());
 
         match map.get("executable") {
             None => self.issue("executable", "is required: name the program to run, e.g. \"executable\": \"node\""),
@@ -328,10 +299,11 @@ impl Validator {
             Some(v) => self.terminal(v),
         };
 
-        let timeout = self.optional_integer("", map, "timeout_ms", 1, MAX_SAFE_INTEGER, 30_000);
-        self.optional_integer("", map, "idle_timeout_ms", 1, MAX_SAFE_INTEGER, 30_000);
-        let settle = self.optional_integer("", map, "settle_ms", 0, MAX_SAFE_INTEGER, 100);
-        let finalization = self.optional_integer("", map, "finalization_ms", 0, MAX_SAFE_INTEGER, 0);
+        let timeout = self.optional_integer("", map, "timeout_ms", 1, MAX_SAFE_INTEGER, DEFAULT_TIMEOUT_MS);
+        self.optional_integer("", map, "idle_timeout_ms", 1, MAX_SAFE_INTEGER, DEFAULT_IDLE_TIMEOUT_MS);
+        let settle = self.optional_integer("", map, "settle_ms", 0, MAX_SAFE_INTEGER, DEFAULT_SETTLE_MS);
+        let finalization =
+            self.optional_integer("", map, "finalization_ms", 0, MAX_SAFE_INTEGER, DEFAULT_FINALIZATION_MS);
         if let (Some(t), Some(f), Some(s)) = (timeout, finalization, settle) {
             // Each term is at most 2^53 - 1, so the u128 sum cannot overflow.
             let total = u128::from(t) + u128::from(f) + u128::from(s);
@@ -361,14 +333,16 @@ impl Validator {
 
     fn terminal(&mut self, value: &mut Value) -> Option<Terminal> {
         let map = self.object("terminal", value)?;
-        self.unknown_keys("terminal", map, &["columns", "rows", "scrollback", "answer_queries"]);
+        self.unknown_keys("terminal", map, keys::<Terminal>());
         let answer_queries = match map.get("answer_queries") {
             Some(v) => self.boolean("terminal.answer_queries", v),
-            None => Some(true),
+            None => Some(DEFAULT_ANSWER_QUERIES),
         };
-        let columns = self.optional_integer("terminal", map, "columns", 1, MAX_TERMINAL_DIMENSION, 80);
-        let rows = self.optional_integer("terminal", map, "rows", 1, MAX_TERMINAL_DIMENSION, 24);
-        let scrollback = self.optional_integer("terminal", map, "scrollback", 0, MAX_SCROLLBACK, 1000);
+        let columns =
+            self.optional_integer("terminal", map, "columns", 1, MAX_TERMINAL_DIMENSION, DEFAULT_COLUMNS.into());
+        let rows = self.optional_integer("terminal", map, "rows", 1, MAX_TERMINAL_DIMENSION, DEFAULT_ROWS.into());
+        let scrollback =
+            self.optional_integer("terminal", map, "scrollback", 0, MAX_SCROLLBACK, DEFAULT_SCROLLBACK.into());
         let (columns, rows, scrollback, answer_queries) = (columns?, rows?, scrollback?, answer_queries?);
         if let Some(rule) = cell_budget_rule(columns, rows, scrollback) {
             self.issue("terminal", rule);
@@ -432,7 +406,7 @@ impl Validator {
             let Some(kind) = kind else { continue };
             match kind.as_str() {
                 "input" => {
-                    self.unknown_keys(&path, event, &["type", "at_ms", "data", "sensitive"]);
+                    self.unknown_keys(&path, event, INPUT_EVENT_KEYS);
                     let sensitive = event.get("sensitive").and_then(|s| self.boolean(&join_key(&path, "sensitive"), s));
                     match event.get("data") {
                         None => self.issue(&join_key(&path, "data"), "is required: the text to type into the terminal"),
@@ -446,7 +420,7 @@ impl Validator {
                     }
                 }
                 "resize" => {
-                    self.unknown_keys(&path, event, &["type", "at_ms", "columns", "rows"]);
+                    self.unknown_keys(&path, event, RESIZE_EVENT_KEYS);
                     let mut dim = |this: &mut Self, key: &str, what: &str| {
                         let p = join_key(&path, key);
                         match event.get_mut(key) {
@@ -469,7 +443,7 @@ impl Validator {
                     }
                 }
                 _ => {
-                    self.unknown_keys(&path, event, &["type", "at_ms", "signal"]);
+                    self.unknown_keys(&path, event, SIGNAL_EVENT_KEYS);
                     let names: Vec<&str> = SignalName::ALL.iter().map(|s| s.as_str()).collect();
                     let p = join_key(&path, "signal");
                     match event.get("signal") {
@@ -520,34 +494,34 @@ impl Validator {
 
     fn limits(&mut self, value: &mut Value) {
         let Some(map) = self.object("limits", value) else { return };
-        self.unknown_keys(
-            "limits",
-            map,
-            &["output_bytes", "frames", "files", "file_bytes", "processes", "filesystem_depth"],
-        );
-        self.optional_integer("limits", map, "output_bytes", 1, 10_000_000, 0);
-        self.optional_integer("limits", map, "frames", 1, 100_000, 0);
-        self.optional_integer("limits", map, "files", 1, 100_000, 0);
-        self.optional_integer("limits", map, "file_bytes", 1, MAX_SAFE_INTEGER, 0);
-        self.optional_integer("limits", map, "processes", 1, 10_000, 0);
-        self.optional_integer("limits", map, "filesystem_depth", 1, 64, 0);
+        self.unknown_keys("limits", map, keys::<Limits>());
+        for (key, max, default) in [
+            ("output_bytes", MAX_OUTPUT_BYTES, DEFAULT_OUTPUT_BYTES),
+            ("frames", MAX_FRAMES, DEFAULT_FRAMES),
+            ("files", MAX_FILES, DEFAULT_FILES),
+            ("file_bytes", MAX_FILE_BYTES, DEFAULT_FILE_BYTES),
+            ("processes", MAX_PROCESSES, DEFAULT_PROCESSES),
+            ("filesystem_depth", MAX_FILESYSTEM_DEPTH, DEFAULT_FILESYSTEM_DEPTH),
+        ] {
+            self.optional_integer("limits", map, key, 1, max, default);
+        }
     }
 
     fn normalization(&mut self, value: &mut Value) {
         let Some(map) = self.object("normalization", value) else { return };
-        self.unknown_keys("normalization", map, &["paths", "pids", "ports", "time_bucket_ms", "patterns"]);
+        self.unknown_keys("normalization", map, keys::<Normalization>());
         for key in ["paths", "pids", "ports"] {
             if let Some(v) = map.get(key) {
                 self.boolean(&join_key("normalization", key), v);
             }
         }
-        self.optional_integer("normalization", map, "time_bucket_ms", 1, 60_000, 0);
+        self.optional_integer("normalization", map, "time_bucket_ms", 1, MAX_TIME_BUCKET_MS, DEFAULT_TIME_BUCKET_MS);
         let Some(v) = map.get_mut("patterns") else { return };
         let Some(items) = self.array("normalization.patterns", v, MAX_PATTERNS, "pattern objects") else { return };
         for (i, item) in items.iter_mut().enumerate() {
             let path = join_index("normalization.patterns", i);
             let Some(obj) = self.object(&path, item) else { continue };
-            self.unknown_keys(&path, obj, &["pattern", "replacement"]);
+            self.unknown_keys(&path, obj, keys::<Pattern>());
             for (key, max, what) in [
                 ("pattern", MAX_PATTERN_CHARS, "the literal text to find (may be empty)"),
                 ("replacement", MAX_REPLACEMENT_CHARS, "the literal text that replaces each occurrence (may be empty)"),
@@ -579,7 +553,7 @@ fn cell_budget_rule(columns: u64, rows: u64, scrollback: u64) -> Option<String> 
     let cells = columns * (rows + scrollback);
     (cells > MAX_TERMINAL_CELLS).then(|| {
         format!(
-            "terminal working buffer columns × (rows + scrollback) = {columns} × ({rows} + {scrollback}) = {cells} cells, above the 1000000-cell budget; rea never clamps it, so choose a smaller size or scrollback"
+            "terminal working buffer columns × (rows + scrollback) = {columns} × ({rows} + {scrollback}) = {cells} cells, above the {MAX_TERMINAL_CELLS}-cell budget; rea never clamps it, so choose a smaller size or scrollback"
         )
     })
 }

@@ -21,13 +21,16 @@ use crate::evidence::{
     InteractionOutcome, JournalCollection, JournalEntry, Manifest, NormalizedTerminalTruncation, PROVIDER_VERSION,
     ProcessSample, ProcessTruncation, RawTerminalTruncation, RenderedFrame, RenderedTerminalTruncation,
     ResidualUnknown, RootCoverage, Settlement, SettlementState, TruncationDetails, architecture_name, capture_evidence,
-    digest, platform_name,
+    digest,
 };
 use crate::evidence::{OwnedGroupOutcome, ProcessCoverage, RendererOutcome, ResidualScope, TemporaryRootOutcome};
 use crate::scenario::{
     Event, ResolvedScenario, Resolver, comparison_contract, normalization_projection, parse_scenario, redacted_input,
     scenario_commitment,
 };
+
+/// The platform test records name, as the Linux host does.
+pub const TEST_PLATFORM: &str = "linux";
 
 /// The `PATH` the test resolver searches for bare executable names.
 pub const TEST_PATH: &str = "/usr/bin:/bin";
@@ -228,24 +231,24 @@ pub fn capture_record(r: &ResolvedScenario) -> CaptureRecord {
         document: None,
     };
 
-    let normalization = normalization_projection(&s.normalization);
-    let scenario = scenario_commitment(r);
-    let contract = comparison_contract(r);
+    let normalization = normalization_projection(&s.normalization).expect("the normalization serializes");
+    let scenario = scenario_commitment(r).expect("the scenario commitment serializes");
+    let contract = comparison_contract(r).expect("the comparison contract serializes");
     CaptureRecord {
         schema_version: CAPTURE_SCHEMA_VERSION,
         manifest: Manifest {
             rea_version: env!("CARGO_PKG_VERSION").into(),
             provider_version: PROVIDER_VERSION.into(),
-            platform: platform_name().into(),
+            platform: TEST_PLATFORM.into(),
             architecture: architecture_name().into(),
             pty_backend: "test-fixture".into(),
             terminal_emulator: None,
             started_at: "2026-11-30T00:00:00.000Z".into(),
             completed_at: "2026-11-30T00:00:01.250Z".into(),
-            full_scenario_sha256: digest(&scenario).unwrap_or_default(),
-            comparison_contract_sha256: digest(&contract).unwrap_or_default(),
+            full_scenario_sha256: digest(&scenario).expect("digest"),
+            comparison_contract_sha256: digest(&contract).expect("digest"),
             executable_sha256: r.executable_sha256.clone(),
-            normalization_sha256: digest(&normalization).unwrap_or_default(),
+            normalization_sha256: digest(&normalization).expect("digest"),
             scenario,
             comparison_contract: contract,
         },
@@ -291,7 +294,7 @@ pub fn capture_parameters(r: &ResolvedScenario) -> Value {
         "argument_count": r.scenario.arguments.len(),
         "event_count": r.scenario.events.len(),
         "filesystem_observation_path_count": r.observation_paths.len(),
-        "normalization": normalization_projection(&r.scenario.normalization),
+        "normalization": normalization_projection(&r.scenario.normalization).expect("the normalization serializes"),
     })
 }
 
