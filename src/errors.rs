@@ -80,8 +80,21 @@ impl UserError for CliError {
 
 /// The outcome of a failed command.
 pub(crate) fn failure(err: &dyn UserError) -> Outcome {
-    let document = serde_json::to_value(ErrorDocument::from_error(err)).unwrap_or(Value::Null);
+    let document = serde_json::to_value(ErrorDocument::from_error(err)).unwrap_or_else(|e| unserializable(err, &e));
     Outcome { document, success: false }
+}
+
+/// The error document when `err`'s own document cannot be serialized: an
+/// `internal_error` that names the lost code, never `null`.
+fn unserializable(err: &dyn UserError, source: &serde_json::Error) -> Value {
+    json!({
+        "error": "Process command failed",
+        "code": "internal_error",
+        "category": "execution_failure",
+        "message": format!("rea could not serialize the error document of a `{}` error: {source}; the error was: {err}", err.code()),
+        "retryable": false,
+        "remediation": { "action": "Report this as a bug in rea, with the command that failed." },
+    })
 }
 
 /// Handles a clap error the way clap does: help and version on stdout with

@@ -370,6 +370,8 @@ fn all_children() -> WaitOptions {
 
 /// The keeper process's state.
 struct Kept {
+    /// The host whose rules prove the cleanup (handed in by the crate root).
+    host: fn() -> rea_engine::Host,
     launch: Launch,
     root: ProcessIdentity,
     status: Option<ExitStatus>,
@@ -414,7 +416,7 @@ impl Kept {
     /// tree with the engine's proof rules; remove the temporary root when
     /// `rea` could not. Returns the process's exit status.
     fn clean_up(&mut self, remove_root: bool) -> u8 {
-        let host = crate::host();
+        let host = (self.host)();
         // A launch without a token (the PTY probe) is proven by lineage
         // alone: a NUL can never occur in an environment value.
         let token = self.launch.token().unwrap_or_else(|| RunToken::from_string("\0".into()));
@@ -428,10 +430,11 @@ impl Kept {
 }
 
 /// Runs this process as a keeper (the binary calls it when its first
-/// argument is [`KEEPER_ARGUMENT`]); returns the exit status.
-pub fn serve() -> u8 {
-    crate::pty::become_subreaper();
-    if !crate::pty::subreaper_active() {
+/// argument is [`KEEPER_ARGUMENT`]); `host` builds the host whose rules
+/// prove a cleanup. Returns the exit status.
+pub(crate) fn serve(host: fn() -> rea_engine::Host) -> u8 {
+    crate::subreaper::become_subreaper();
+    if !crate::subreaper::subreaper_active() {
         return 2;
     }
     let setup = || -> io::Result<(UnixStream, OwnedFd)> {
@@ -465,7 +468,7 @@ pub fn serve() -> u8 {
     // The launched process is this keeper's unreaped child: its start
     // identity is its own.
     let start = procfs::stat(pid).ok().flatten().map_or(0, |st| st.starttime);
-    let mut kept = Kept { launch, root: ProcessIdentity { pid: Pid(pid), start: StartTime(start) }, status: None };
+    let mut kept = Kept { host, launch, root: ProcessIdentity { pid: Pid(pid), start: StartTime(start) }, status: None };
     let mut answer = vec![b'P'];
     answer.extend_from_slice(&pid.to_le_bytes());
     if socket.write_all(&answer).is_err() {

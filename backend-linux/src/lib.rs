@@ -21,6 +21,7 @@ pub mod ownership;
 mod procfs;
 pub mod pty;
 mod signals;
+mod subreaper;
 pub mod stdio;
 
 use rea_engine::Host;
@@ -28,7 +29,7 @@ use rea_engine::host::CaptureSupport;
 
 pub use doctor::diagnose;
 pub use fs::open_input;
-pub use keeper::{KEEPER_ARGUMENT, serve as serve_keeper};
+pub use keeper::KEEPER_ARGUMENT;
 
 /// The Linux host.
 pub fn host() -> Host {
@@ -43,4 +44,10 @@ pub fn host() -> Host {
         interrupts: signals::interrupts,
         open_input: fs::open_input,
     }
+}
+
+/// Runs this process as a run's keeper (the binary calls it when its first
+/// argument is [`KEEPER_ARGUMENT`]); returns the exit status.
+pub fn serve_keeper() -> u8 {
+    keeper::serve(host)
 }

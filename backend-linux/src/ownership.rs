@@ -184,7 +184,7 @@ impl OwnershipVerifier for EnvironVerifier {
     }
 
     fn descendants(&self) -> Descendants {
-        if !crate::pty::subreaper_active() {
+        if !crate::subreaper::subreaper_active() {
             // Orphans escaped to init: no child count can speak for them.
             return Descendants::Unknown;
         }

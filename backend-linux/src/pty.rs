@@ -14,8 +14,8 @@
 use std::fs::File;
 use std::io;
 use std::os::fd::{AsFd, OwnedFd};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Once};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use async_io::Async;
 use futures_lite::{AsyncRead, AsyncWrite};
@@ -31,33 +31,14 @@ use rustix::termios::{
 };
 
 use crate::procfs;
+use crate::subreaper::become_subreaper;
 
 /// The PTY backend: `posix_openpt` + `std::process::Command`.
 #[derive(Debug, Default)]
 pub struct OpenptyPty;
 
-static SUBREAPER: Once = Once::new();
-static SUBREAPER_ACTIVE: AtomicBool = AtomicBool::new(false);
 /// Launched processes whose handle is still alive in this process.
 static LIVE_LAUNCHES: AtomicUsize = AtomicUsize::new(0);
-
-/// Makes this process (`rea`, or a keeper) the reaper of orphaned
-/// descendants, so a process that double-forks or calls `setsid` stays
-/// inside its process tree.
-pub(crate) fn become_subreaper() {
-    SUBREAPER.call_once(|| {
-        // Any non-zero argument enables the attribute; failure only weakens
-        // descendant tracking (no lineage beyond the first orphan, no exact
-        // final check), which the /proc token sweep still covers.
-        let ok = rustix::process::set_child_subreaper(rustix::process::Pid::from_raw(1)).is_ok();
-        SUBREAPER_ACTIVE.store(ok, Ordering::SeqCst);
-    });
-}
-
-/// Whether `rea` is the child subreaper, so no descendant can leave its tree.
-pub(crate) fn subreaper_active() -> bool {
-    SUBREAPER_ACTIVE.load(Ordering::SeqCst)
-}
 
 /// Whether at most one launch of this process is alive, so every child of
 /// `rea` (launched, or an orphan it adopted) belongs to that launch's run.

@@ -91,3 +91,35 @@ impl ErrorDocument {
         }
     }
 }
+
+/// A record rea built could not be serialized: a bug in rea, never the
+/// user's input. Reported instead of printing `null` or an empty document.
+#[derive(Debug, thiserror::Error)]
+#[error("rea could not serialize {what}: {source}")]
+pub struct SerializeError {
+    /// What was being serialized, e.g. "the doctor report".
+    pub what: &'static str,
+    /// The serializer's error.
+    #[source]
+    pub source: serde_json::Error,
+}
+
+impl SerializeError {
+    /// Wraps `source`, met while serializing `what`.
+    pub fn new(what: &'static str) -> impl FnOnce(serde_json::Error) -> SerializeError {
+        move |source| SerializeError { what, source }
+    }
+}
+
+impl UserError for SerializeError {
+    fn category(&self) -> Category {
+        Category::ExecutionFailure
+    }
+    fn code(&self) -> &'static str {
+        "internal_error"
+    }
+    fn remediation(&self) -> String {
+        format!("Report this as a bug in rea, with the command that failed while serializing {}.", self.what)
+    }
+}
+

@@ -20,7 +20,7 @@ pub mod scenario;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
 
-pub use error::{Category, ErrorDocument, UserError};
+pub use error::{Category, ErrorDocument, SerializeError, UserError};
 pub use host::Host;
 
 /// Version and revision of the `rea` build, passed in by the binary.

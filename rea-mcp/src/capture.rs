@@ -17,8 +17,8 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::errors::CleanupPendingError;
-use crate::reply;
-use crate::session::{Session, evidence_uri};
+use crate::reply::{self, evidence_uri};
+use crate::session::Session;
 
 /// The tool's name.
 pub(crate) const TOOL: &str = "capture_process_scenario";

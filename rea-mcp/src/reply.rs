@@ -4,7 +4,13 @@ use rea_engine::{ErrorDocument, UserError};
 use rmcp::model::CallToolResult;
 use serde_json::{Value, json};
 
-use crate::session::evidence_uri;
+/// URI scheme prefix of session-recorded Evidence.
+pub(crate) const EVIDENCE_URI_PREFIX: &str = "rea://evidence/";
+
+/// The resource URI of an Evidence id.
+pub(crate) fn evidence_uri(id: &str) -> String {
+    format!("{EVIDENCE_URI_PREFIX}{id}")
+}
 
 /// The hint that accompanies every compact result.
 pub(crate) const READ_HINT: &str = "Full detail is available through MCP resources/read. Copy the opaque URI exactly. In Codex, call read_mcp_resource.";
@@ -15,9 +21,13 @@ pub(crate) const RESOURCE_DESCRIPTION: &str = "Session-owned Evidence v2 record"
 fn from_json(value: Value) -> CallToolResult {
     // The shape below is the MCP CallToolResult; the SDK type is
     // non-exhaustive, so it is built from its wire form.
-    serde_json::from_value(value).unwrap_or_else(|e| {
-        CallToolResult::error(vec![rmcp::model::ContentBlock::text(format!("rea mcp could not build its reply: {e}"))])
-    })
+    serde_json::from_value(value).unwrap_or_else(|e| text_error(format!("rea mcp could not build its reply: {e}")))
+}
+
+/// An error result that is only a sentence, for when the structured one
+/// cannot be built.
+fn text_error(message: String) -> CallToolResult {
+    CallToolResult::error(vec![rmcp::model::ContentBlock::text(message)])
 }
 
 /// `structuredContent = {result, evidence_id, evidence_uri}`, the same as
@@ -50,7 +60,10 @@ pub(crate) fn error(err: &dyn UserError) -> CallToolResult {
 
 /// The error form of an already projected document.
 pub(crate) fn error_document(doc: &ErrorDocument) -> CallToolResult {
-    let doc = serde_json::to_value(doc).unwrap_or(Value::Null);
+    let doc = match serde_json::to_value(doc) {
+        Ok(doc) => doc,
+        Err(e) => return text_error(format!("rea mcp could not serialize its `{}` error document: {e}", doc.code)),
+    };
     from_json(json!({
         "content": [{ "type": "text", "text": doc.to_string() }],
         "structuredContent": doc,

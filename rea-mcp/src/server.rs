@@ -4,14 +4,15 @@ use std::sync::Arc;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ServerConfig,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ServerCapabilities, ServerConfig, Implementation,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
-use crate::session::{EVIDENCE_URI_PREFIX, Session, evidence_uri};
+use crate::reply::{EVIDENCE_URI_PREFIX, evidence_uri};
+use crate::session::Session;
 use crate::transport::LineTransport;
 use crate::{capture, compare, reply};
 
@@ -78,10 +79,8 @@ pub(crate) fn tools() -> Value {
 
 impl ServerHandler for Handler {
     fn get_info(&self) -> ServerConfig {
-        let mut info = ServerConfig::new(wire(json!({ "tools": {}, "resources": {} })).unwrap_or_default());
-        info.server_info =
-            wire(json!({ "name": "rea", "title": "rea process capture", "version": self.session.build.version }))
-                .unwrap_or(info.server_info);
+        let mut info = ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_resources().build());
+        info.server_info = Implementation::new("rea", self.session.build.version).with_title("rea process capture");
         info.instructions = Some(INSTRUCTIONS.to_owned());
         info
     }

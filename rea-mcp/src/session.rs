@@ -6,19 +6,11 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use rea_engine::capture::CaptureError;
 use rea_engine::evidence::CaptureRecord;
-use rea_engine::{BuildInfo, Host};
+use rea_engine::{BuildInfo, Host, SerializeError};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::cleanup::PendingCleanups;
-
-/// URI scheme prefix of session-recorded Evidence.
-pub(crate) const EVIDENCE_URI_PREFIX: &str = "rea://evidence/";
-
-/// The resource URI of an Evidence id.
-pub(crate) fn evidence_uri(id: &str) -> String {
-    format!("{EVIDENCE_URI_PREFIX}{id}")
-}
 
 /// One Evidence record held by the session.
 pub(crate) struct Stored {
@@ -69,7 +61,10 @@ impl Session {
         capture: Option<Arc<(rea_engine::evidence::Evidence, CaptureRecord)>>,
     ) -> rmcp::model::CallToolResult {
         let id = evidence.evidence_id;
-        let text: Arc<str> = serde_json::to_string_pretty(&document).unwrap_or_default().into();
+        let text: Arc<str> = match serde_json::to_string_pretty(&document) {
+            Ok(text) => text.into(),
+            Err(e) => return crate::reply::error(&SerializeError::new("the Evidence record")(e)),
+        };
         let stored = self.record(
             id.clone(),
             Stored {

@@ -1,5 +1,7 @@
 //! `rea doctor`.
 
+use rea_engine::SerializeError;
+
 use crate::Outcome;
 
 /// Exit status 1 only when capture is unavailable on a host that should
@@ -9,5 +11,8 @@ pub(crate) fn run() -> Outcome {
     let host = crate::host::host();
     let report = rea_engine::doctor::doctor(&host, crate::BUILD);
     let success = !report.capture_broken();
-    Outcome { document: serde_json::to_value(report).unwrap_or_default(), success }
+    match serde_json::to_value(report).map_err(SerializeError::new("the doctor report")) {
+        Ok(document) => Outcome { document, success },
+        Err(e) => crate::errors::failure(&e),
+    }
 }

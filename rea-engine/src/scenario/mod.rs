@@ -115,8 +115,7 @@ pub fn load_scenario(path: &Path, open: crate::input::OpenInput) -> Result<Scena
 /// not the build enables `serde_json`'s `preserve_order` feature (which other
 /// crates in a workspace may switch on).
 pub fn json_schema() -> Value {
-    let schema = schemars::schema_for!(Scenario);
-    sort_keys(serde_json::to_value(schema).unwrap_or(Value::Null))
+    sort_keys(schemars::schema_for!(Scenario).to_value())
 }
 
 fn sort_keys(value: Value) -> Value {

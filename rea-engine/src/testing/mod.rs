@@ -156,7 +156,7 @@ pub fn capture_record(r: &ResolvedScenario) -> CaptureRecord {
             mode: 0o100_644,
             size: 17,
             kind: FileKind::File,
-            sha256: Some(digest(&json!({"status": "complete"})).unwrap_or_default()),
+            sha256: Some(digest(&json!({"status": "complete"})).expect("digest")),
             symlink_target: None,
         };
         let mut after = roots.clone();
