@@ -106,6 +106,10 @@ impl FsProbe for LinuxFs {
         let file = open(path, OFlags::NONBLOCK | OFlags::NOCTTY)?;
         Ok(Box::new(LinuxFile(file)))
     }
+
+    fn canonicalize(&self, path: &Path) -> Result<std::path::PathBuf, FsError> {
+        std::fs::canonicalize(path).map_err(|error| FsError::from_io(&error))
+    }
 }
 
 /// Magic numbers (`statfs.f_type`) of the kernel filesystems whose files

@@ -114,6 +114,10 @@ impl FsProbe for UnixFs {
     fn open_file(&self, path: &Path) -> Result<Box<dyn ProbeFile>, FsError> {
         Ok(Box::new(OpenFile(open_nofollow(path, OFlags::NONBLOCK | OFlags::NOCTTY)?)))
     }
+
+    fn canonicalize(&self, path: &Path) -> Result<std::path::PathBuf, FsError> {
+        std::fs::canonicalize(path).map_err(io_error)
+    }
 }
 
 struct OpenFile(File);

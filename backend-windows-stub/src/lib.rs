@@ -83,6 +83,9 @@ impl FsProbe for UnsupportedHost {
     fn open_file(&self, _path: &Path) -> Result<Box<dyn ProbeFile>, FsError> {
         Err(fs_unsupported())
     }
+    fn canonicalize(&self, _path: &Path) -> Result<std::path::PathBuf, FsError> {
+        Err(fs_unsupported())
+    }
 }
 
 /// The doctor checks of this host.

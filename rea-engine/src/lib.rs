@@ -15,6 +15,7 @@ pub mod evidence;
 pub mod fs;
 pub mod host;
 pub mod input;
+pub mod keys;
 pub mod path;
 pub mod scenario;
 #[cfg(any(test, feature = "testing"))]

@@ -21,43 +21,72 @@ use crate::session::Session;
 /// The tool's name.
 pub(crate) const TOOL: &str = "compare_process_captures";
 
+/// The tool's arguments as its input schema states them: names,
+/// descriptions, bounds and the default come from here (the schema is
+/// derived, the validator reads the names). [`parse_arguments`] checks them
+/// by hand so that every broken rule is reported with its path at once.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(
+    title = "compare_process_captures arguments",
+    description = "Two captures to compare, each side named by exactly one of its evidence id and its capture path.",
+    transform = one_source_per_side
+)]
+#[allow(dead_code, reason = "the struct states the schema and the argument names; parse_arguments builds Arguments")]
+struct ArgumentsSchema {
+    /// evidence_id of a capture recorded in this session (authority side).
+    #[serde(default)]
+    #[schemars(with = "String", length(min = 1))]
+    left_evidence_id: Option<String>,
+    /// evidence_id of a capture recorded in this session (reconstruction side).
+    #[serde(default)]
+    #[schemars(with = "String", length(min = 1))]
+    right_evidence_id: Option<String>,
+    /// Path of a capture Evidence file (authority side), instead of left_evidence_id; relative to the server's working directory.
+    #[serde(default)]
+    #[schemars(with = "String", length(min = 1))]
+    left_capture_path: Option<String>,
+    /// Path of a capture Evidence file (reconstruction side), instead of right_evidence_id.
+    #[serde(default)]
+    #[schemars(with = "String", length(min = 1))]
+    right_capture_path: Option<String>,
+    /// Optional trace specification (docs/formats.md, "Trace specifications").
+    #[serde(default)]
+    #[schemars(with = "Map<String, Value>")]
+    trace_spec: Option<Map<String, Value>>,
+    /// A timing value differs only when the two sides differ by more than this many milliseconds (0 is strict); the CLI's --timing-tolerance-ms.
+    #[serde(default = "default_tolerance")]
+    #[schemars(range(min = 0))]
+    timing_tolerance_ms: u64,
+}
+
+fn default_tolerance() -> u64 {
+    DEFAULT_TIMING_TOLERANCE_MS
+}
+
+/// Each side is named by exactly one of its evidence id and its capture path.
+fn one_source_per_side(schema: &mut schemars::Schema) {
+    let exactly_one = |side: &str| {
+        let (id, path) = (format!("{side}_evidence_id"), format!("{side}_capture_path"));
+        serde_json::json!({ "oneOf": [
+            { "required": [id], "not": { "required": [path] } },
+            { "required": [path], "not": { "required": [id] } }
+        ] })
+    };
+    schema.insert("allOf".into(), Value::Array(vec![exactly_one("left"), exactly_one("right")]));
+}
+
 /// The arguments the tool accepts.
-const FIELDS: [&str; 6] = [
-    "left_evidence_id",
-    "right_evidence_id",
-    "left_capture_path",
-    "right_capture_path",
-    "trace_spec",
-    "timing_tolerance_ms",
-];
+fn fields() -> &'static [&'static str] {
+    rea_engine::keys::keys::<ArgumentsSchema>()
+}
 
 /// The largest whole number a JSON float holds exactly (2^53).
 const MAX_EXACT_FLOAT: f64 = 9_007_199_254_740_992.0;
 
-/// The tool's input schema.
+/// The tool's input schema, derived from [`ArgumentsSchema`].
 pub(crate) fn input_schema() -> Value {
-    serde_json::json!({
-        "type": "object",
-        "additionalProperties": false,
-        "properties": {
-            "left_evidence_id": { "type": "string", "minLength": 1, "description": "evidence_id of a capture recorded in this session (authority side)." },
-            "right_evidence_id": { "type": "string", "minLength": 1, "description": "evidence_id of a capture recorded in this session (reconstruction side)." },
-            "left_capture_path": { "type": "string", "minLength": 1, "description": "Path of a capture Evidence file (authority side), instead of left_evidence_id; relative to the server's working directory." },
-            "right_capture_path": { "type": "string", "minLength": 1, "description": "Path of a capture Evidence file (reconstruction side), instead of right_evidence_id." },
-            "trace_spec": { "type": "object", "description": "Optional trace specification (docs/formats.md, \"Trace specifications\")." },
-            "timing_tolerance_ms": { "type": "integer", "minimum": 0, "default": DEFAULT_TIMING_TOLERANCE_MS, "description": "A timing value differs only when the two sides differ by more than this many milliseconds (0 is strict); the CLI's --timing-tolerance-ms." }
-        },
-        "allOf": [
-            { "oneOf": [
-                { "required": ["left_evidence_id"], "not": { "required": ["left_capture_path"] } },
-                { "required": ["left_capture_path"], "not": { "required": ["left_evidence_id"] } }
-            ] },
-            { "oneOf": [
-                { "required": ["right_evidence_id"], "not": { "required": ["right_capture_path"] } },
-                { "required": ["right_capture_path"], "not": { "required": ["right_evidence_id"] } }
-            ] }
-        ]
-    })
+    schemars::schema_for!(ArgumentsSchema).to_value()
 }
 
 /// Where one side comes from.
@@ -113,9 +142,9 @@ fn parse_arguments(arguments: Value) -> Result<Arguments, ArgumentsError> {
     };
     let mut issues: Vec<Issue> = args
         .keys()
-        .filter(|k| !FIELDS.contains(&k.as_str()))
+        .filter(|k| !fields().contains(&k.as_str()))
         .map(|k| {
-            rule(&rea_engine::path::join_key("", k), format!("is not an argument; allowed: {}", FIELDS.join(", ")))
+            rule(&rea_engine::path::join_key("", k), format!("is not an argument; allowed: {}", fields().join(", ")))
         })
         .collect();
     let left = side(&args, "left", &mut issues);
@@ -272,6 +301,24 @@ mod tests {
             assert_eq!(err.issues[0].path, "timing_tolerance_ms", "{bad}");
             assert_eq!(err.issues[0].rule, "must be a whole number of milliseconds, 0 or more");
         }
+    }
+
+    #[test]
+    fn the_schema_is_derived_from_the_arguments_struct() {
+        let schema = input_schema();
+        assert_eq!(schema["additionalProperties"], false);
+        let properties = schema["properties"].as_object().expect("properties");
+        assert_eq!(properties.keys().map(String::as_str).collect::<Vec<_>>(), fields());
+        assert_eq!(
+            properties["left_evidence_id"],
+            json!({"type": "string", "minLength": 1, "description": "evidence_id of a capture recorded in this session (authority side)."})
+        );
+        assert_eq!(properties["trace_spec"]["type"], "object");
+        assert_eq!(properties["timing_tolerance_ms"]["default"], DEFAULT_TIMING_TOLERANCE_MS);
+        assert_eq!(properties["timing_tolerance_ms"]["minimum"], 0);
+        assert!(schema.get("required").is_none(), "{schema}");
+        let right = &schema["allOf"][1]["oneOf"];
+        assert_eq!(right[0], json!({"required": ["right_evidence_id"], "not": {"required": ["right_capture_path"]}}));
     }
 
     #[test]

@@ -228,8 +228,9 @@ pub fn prepare(
         return Err(CaptureError::Unsupported { reason });
     }
     let is_executable = |p: &std::path::Path| host.pty.is_executable(p);
-    let resolved = Resolver { invocation_dir, host_environment: &host_environment, is_executable: &is_executable }
-        .resolve(scenario)?;
+    let resolver =
+        Resolver { invocation_dir, host_environment: &host_environment, is_executable: &is_executable, fs: &*host.fs };
+    let resolved = resolver.resolve(scenario)?;
     Ok(CaptureRequest { resolved, host_environment, build })
 }
 

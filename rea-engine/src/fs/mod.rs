@@ -20,7 +20,7 @@ pub mod testing;
 mod tests;
 
 use std::ffi::OsString;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 pub use effects::effects;
 pub(crate) use snapshot::utf16_cmp;
@@ -122,4 +122,8 @@ pub trait FsProbe: Send + Sync {
     /// without blocking (a FIFO that replaced the file must not hang the
     /// snapshot); the caller checks what was opened through [`ProbeFile::meta`].
     fn open_file(&self, path: &Path) -> Result<Box<dyn ProbeFile>, FsError>;
+    /// The absolute path with every symbolic link resolved (`realpath`):
+    /// scenario resolution reads the working directory and the executable
+    /// through it.
+    fn canonicalize(&self, path: &Path) -> Result<PathBuf, FsError>;
 }

@@ -397,6 +397,12 @@ impl FsProbe for FakeFs {
         }
         Ok(Box::new(FakeFile { tree: Arc::clone(&self.tree), path: path.to_owned(), inode, offset: 0 }))
     }
+
+    /// The path itself when it names an entry: the fake tree's tests never
+    /// resolve a scenario, so symbolic links are not followed here.
+    fn canonicalize(&self, path: &Path) -> Result<PathBuf, FsError> {
+        self.lock().resolve(path).map(|_| path.to_owned())
+    }
 }
 
 struct FakeFile {

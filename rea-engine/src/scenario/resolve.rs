@@ -1,9 +1,9 @@
 //! Resolving a scenario against the host: absolute working directory and
 //! observation paths, the executable found on the child's `PATH`, and the
-//! SHA-256 of its bytes. Nothing is launched or written here.
+//! SHA-256 of its bytes. Nothing is launched or written here, and the
+//! filesystem is read only through the host's [`FsProbe`].
 
 use std::ffi::{OsStr, OsString};
-use std::io::Read;
 use std::path::{Component, Path, PathBuf};
 
 use serde_json::{Value, json};
@@ -11,6 +11,7 @@ use sha2::{Digest, Sha256};
 
 use super::model::Scenario;
 use crate::error::{Category, UserError};
+use crate::fs::{FsError, FsKind, FsProbe};
 
 /// A scenario bound to this host.
 #[derive(Debug, Clone)]
@@ -128,6 +129,8 @@ pub struct Resolver<'a> {
     pub host_environment: &'a [(OsString, OsString)],
     /// Whether a path names a regular file this user may execute.
     pub is_executable: &'a dyn Fn(&Path) -> bool,
+    /// The host's filesystem reads (working directory, executable).
+    pub fs: &'a dyn FsProbe,
 }
 
 impl Resolver<'_> {
@@ -135,9 +138,11 @@ impl Resolver<'_> {
     pub fn resolve(&self, scenario: Scenario) -> Result<ResolvedScenario, ResolveError> {
         let wd_written = Path::new(&scenario.working_directory);
         let wd_joined = normalize_lexically(&self.invocation_dir.join(wd_written));
-        let working_directory = std::fs::canonicalize(&wd_joined)
+        let working_directory = self
+            .fs
+            .canonicalize(&wd_joined)
             .map_err(|e| ResolveError::WorkingDirectory { path: wd_joined.clone(), reason: e.to_string() })?;
-        if !working_directory.is_dir() {
+        if self.kind(&working_directory).ok() != Some(FsKind::Directory) {
             return Err(ResolveError::WorkingDirectory { path: working_directory, reason: "not a directory".into() });
         }
         utf8("working_directory", &working_directory)?;
@@ -154,7 +159,7 @@ impl Resolver<'_> {
 
         let executable_path = self.find_executable(&scenario, &working_directory)?;
         utf8("executable", &executable_path)?;
-        let executable_sha256 = sha256_file(&executable_path).map_err(|e| ResolveError::Executable {
+        let executable_sha256 = self.sha256_file(&executable_path).map_err(|e| ResolveError::Executable {
             path: executable_path.clone(),
             reason: format!("cannot be read: {e}"),
         })?;
@@ -173,9 +178,11 @@ impl Resolver<'_> {
         let name = &scenario.executable;
         if name.contains('/') {
             let path = normalize_lexically(&wd.join(name));
-            return match std::fs::metadata(&path) {
+            return match self.kind(&path) {
                 Err(e) => Err(ResolveError::Executable { path, reason: e.to_string() }),
-                Ok(m) if !m.is_file() => Err(ResolveError::Executable { path, reason: "not a regular file".into() }),
+                Ok(kind) if kind != FsKind::File => {
+                    Err(ResolveError::Executable { path, reason: "not a regular file".into() })
+                }
                 Ok(_) if !(self.is_executable)(&path) => {
                     Err(ResolveError::Executable { path, reason: "execute permission denied".into() })
                 }
@@ -195,11 +202,31 @@ impl Resolver<'_> {
             // An empty entry means the current directory, as for execvp.
             let dir = if dir.as_os_str().is_empty() { wd.to_path_buf() } else { wd.join(dir) };
             let candidate = normalize_lexically(&dir.join(name));
-            if candidate.is_file() && (self.is_executable)(&candidate) {
+            if self.kind(&candidate).ok() == Some(FsKind::File) && (self.is_executable)(&candidate) {
                 return Ok(candidate);
             }
         }
         Err(ResolveError::NotOnPath { name: name.clone(), searched: search.to_string_lossy().into_owned() })
+    }
+
+    /// The kind of what `path` names, symbolic links followed (as `stat`).
+    fn kind(&self, path: &Path) -> Result<FsKind, FsError> {
+        Ok(self.fs.lstat(&self.fs.canonicalize(path)?)?.kind)
+    }
+
+    /// Streams the file `path` names (links followed) through SHA-256.
+    fn sha256_file(&self, path: &Path) -> Result<String, FsError> {
+        let mut file = self.fs.open_file(&self.fs.canonicalize(path)?)?;
+        let mut hasher = Sha256::new();
+        let mut buf = vec![0u8; 64 * 1024];
+        loop {
+            let n = file.read(&mut buf)?;
+            if n == 0 {
+                break;
+            }
+            hasher.update(&buf[..n]);
+        }
+        Ok(crate::evidence::hex(&hasher.finalize()))
     }
 }
 
@@ -227,21 +254,6 @@ pub(crate) fn normalize_lexically(path: &Path) -> PathBuf {
         }
     }
     if out.as_os_str().is_empty() { PathBuf::from(".") } else { out }
-}
-
-/// Streams a file through SHA-256.
-pub(crate) fn sha256_file(path: &Path) -> std::io::Result<String> {
-    let mut file = std::fs::File::open(path)?;
-    let mut hasher = Sha256::new();
-    let mut buf = vec![0u8; 64 * 1024];
-    loop {
-        let n = file.read(&mut buf)?;
-        if n == 0 {
-            break;
-        }
-        hasher.update(&buf[..n]);
-    }
-    Ok(crate::evidence::hex(&hasher.finalize()))
 }
 
 #[cfg(test)]

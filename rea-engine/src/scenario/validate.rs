@@ -10,6 +10,7 @@
 use serde_json::{Map, Value};
 
 use super::model::*;
+use crate::keys::keys;
 use crate::path::{Issue, join_index, join_key};
 
 /// Keys of the earlier TypeScript scenario format that this format does not have.

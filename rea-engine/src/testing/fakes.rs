@@ -486,4 +486,7 @@ impl FsProbe for FakeHost {
     fn open_file(&self, _path: &Path) -> Result<Box<dyn ProbeFile>, FsError> {
         Err(no_fs())
     }
+    fn canonicalize(&self, _path: &Path) -> Result<std::path::PathBuf, FsError> {
+        Err(no_fs())
+    }
 }

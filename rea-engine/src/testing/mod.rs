@@ -9,6 +9,9 @@
 //! observation, so import accepts them and any change to them is noticed.
 
 pub mod fakes;
+mod std_fs;
+
+pub use std_fs::StdFs;
 
 use std::ffi::OsString;
 use std::path::Path;
@@ -44,7 +47,8 @@ pub fn resolve(dir: &Path, scenario: Value) -> ResolvedScenario {
     let scenario = parse_scenario(scenario).unwrap_or_else(|e| panic!("test scenario is invalid: {e}"));
     let host_environment = [(OsString::from("PATH"), OsString::from(TEST_PATH))];
     let is_executable = |p: &Path| p.is_file();
-    let resolver = Resolver { invocation_dir: dir, host_environment: &host_environment, is_executable: &is_executable };
+    let resolver =
+        Resolver { invocation_dir: dir, host_environment: &host_environment, is_executable: &is_executable, fs: &StdFs };
     resolver.resolve(scenario).unwrap_or_else(|e| panic!("test scenario does not resolve: {e}"))
 }
 
