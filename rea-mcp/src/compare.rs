@@ -35,23 +35,18 @@ pub(crate) const TOOL: &str = "compare_process_captures";
 #[allow(dead_code, reason = "the struct states the schema and the argument names; parse_arguments builds Arguments")]
 struct ArgumentsSchema {
     /// evidence_id of a capture recorded in this session (authority side).
-    #[serde(default)]
     #[schemars(with = "String", length(min = 1))]
     left_evidence_id: Option<String>,
     /// evidence_id of a capture recorded in this session (reconstruction side).
-    #[serde(default)]
     #[schemars(with = "String", length(min = 1))]
     right_evidence_id: Option<String>,
     /// Path of a capture Evidence file (authority side), instead of left_evidence_id; relative to the server's working directory.
-    #[serde(default)]
     #[schemars(with = "String", length(min = 1))]
     left_capture_path: Option<String>,
     /// Path of a capture Evidence file (reconstruction side), instead of right_evidence_id.
-    #[serde(default)]
     #[schemars(with = "String", length(min = 1))]
     right_capture_path: Option<String>,
     /// Optional trace specification (docs/formats.md, "Trace specifications").
-    #[serde(default)]
     #[schemars(with = "Map<String, Value>")]
     trace_spec: Option<Map<String, Value>>,
     /// A timing value differs only when the two sides differ by more than this many milliseconds (0 is strict); the CLI's --timing-tolerance-ms.
@@ -64,8 +59,10 @@ fn default_tolerance() -> u64 {
     DEFAULT_TIMING_TOLERANCE_MS
 }
 
-/// Each side is named by exactly one of its evidence id and its capture path.
+/// Each side is named by exactly one of its evidence id and its capture
+/// path: that rule, not a `required` list, says which arguments must be given.
 fn one_source_per_side(schema: &mut schemars::Schema) {
+    schema.remove("required");
     let exactly_one = |side: &str| {
         let (id, path) = (format!("{side}_evidence_id"), format!("{side}_capture_path"));
         serde_json::json!({ "oneOf": [

@@ -8,7 +8,6 @@
 //! without a verified identity.
 
 use std::collections::{HashMap, VecDeque};
-use std::ffi::OsString;
 use std::path::Path;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
@@ -16,7 +15,6 @@ use std::task::{Context, Poll, Waker};
 
 use futures_lite::{AsyncRead, AsyncWrite};
 
-use crate::fs::{DirListing, FsError, FsMeta, FsProbe, ProbeFile};
 use crate::host::{
     BoxFuture, CaptureSupport, Check, Descendants, ExitStatus, Host, HostError, Interrupts, OwnedProcess, Ownership,
     OwnershipClaim, OwnershipVerifier, Pid, ProcessIdentity, ProcessInspector, ProcessRow, ProcessTable, Proof,
@@ -252,8 +250,8 @@ impl FakeWorld {
         })
     }
 
-    /// A [`Host`] over this world. Filesystem reads are unavailable (use
-    /// scenarios without observation paths).
+    /// A [`Host`] over this world. Filesystem reads go to the real
+    /// filesystem ([`super::StdFs`]), so scenarios resolve as on a real host.
     pub fn host(&self) -> Host {
         let fake = Arc::new(FakeHost(self.clone()));
         Host {
@@ -261,8 +259,8 @@ impl FakeWorld {
             capture: CaptureSupport::Available,
             pty: fake.clone(),
             inspector: fake.clone(),
-            verifier: fake.clone(),
-            fs: fake,
+            verifier: fake,
+            fs: Arc::new(super::StdFs),
             diagnose: Vec::<Check>::new,
             interrupts: || Ok(Interrupts::never()),
             open_input: crate::input::open_input_portable,
@@ -469,24 +467,3 @@ impl OwnershipVerifier for FakeHost {
     }
 }
 
-fn no_fs() -> FsError {
-    FsError { code: None, not_found: false, message: "the fake host has no filesystem".into() }
-}
-
-impl FsProbe for FakeHost {
-    fn lstat(&self, _path: &Path) -> Result<FsMeta, FsError> {
-        Err(no_fs())
-    }
-    fn read_link(&self, _path: &Path) -> Result<OsString, FsError> {
-        Err(no_fs())
-    }
-    fn read_dir(&self, _path: &Path, _capacity: usize) -> Result<DirListing, FsError> {
-        Err(no_fs())
-    }
-    fn open_file(&self, _path: &Path) -> Result<Box<dyn ProbeFile>, FsError> {
-        Err(no_fs())
-    }
-    fn canonicalize(&self, _path: &Path) -> Result<std::path::PathBuf, FsError> {
-        Err(no_fs())
-    }
-}
