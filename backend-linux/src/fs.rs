@@ -23,13 +23,13 @@
 //! closed by dropping them.
 
 use std::ffi::OsString;
-use std::fs::{File, Metadata};
-use std::io::{self, Read};
+use std::fs::File;
+use std::io;
 use std::os::unix::ffi::OsStringExt;
-use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
-use rea_engine::fs::{DirListing, FsError, FsKind, FsMeta, FsProbe, ProbeFile};
+use rea_backend_unix::fs::{UnixFs, io_error, meta, not_regular, open_nofollow};
+use rea_engine::fs::{DirListing, FsError, FsMeta, FsProbe, ProbeFile};
 use rea_engine::input::{InputKind, OpenedInput};
 use rustix::fs::{Mode, OFlags, RawDir};
 
@@ -44,45 +44,18 @@ fn errno_error(errno: rustix::io::Errno) -> FsError {
     FsError::from_io(&io::Error::from(errno))
 }
 
-fn fs_meta(metadata: &Metadata) -> FsMeta {
-    let file_type = metadata.file_type();
-    let kind = if file_type.is_file() {
-        FsKind::File
-    } else if file_type.is_dir() {
-        FsKind::Directory
-    } else if file_type.is_symlink() {
-        FsKind::Symlink
-    } else {
-        FsKind::Other
-    };
-    FsMeta {
-        kind,
-        mode: metadata.mode(),
-        size: metadata.size(),
-        device: metadata.dev(),
-        inode: metadata.ino(),
-        modified_ns: i128::from(metadata.mtime()) * 1_000_000_000 + i128::from(metadata.mtime_nsec()),
-    }
-}
-
-fn open(path: &Path, flags: OFlags) -> Result<File, FsError> {
-    let fd = rustix::fs::open(path, flags | OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC, Mode::empty())
-        .map_err(errno_error)?;
-    Ok(File::from(fd))
-}
-
 impl FsProbe for LinuxFs {
     fn lstat(&self, path: &Path) -> Result<FsMeta, FsError> {
-        std::fs::symlink_metadata(path).map(|metadata| fs_meta(&metadata)).map_err(|error| FsError::from_io(&error))
+        UnixFs.lstat(path)
     }
 
     fn read_link(&self, path: &Path) -> Result<OsString, FsError> {
-        std::fs::read_link(path).map(|target| target.into_os_string()).map_err(|error| FsError::from_io(&error))
+        UnixFs.read_link(path)
     }
 
     fn read_dir(&self, path: &Path, capacity: usize) -> Result<DirListing, FsError> {
-        let dir = open(path, OFlags::DIRECTORY)?;
-        let meta = fs_meta(&dir.metadata().map_err(|error| FsError::from_io(&error))?);
+        let dir = open_nofollow(path, OFlags::DIRECTORY)?;
+        let meta = meta(&dir.metadata().map_err(io_error)?);
         let mut buffer = Vec::with_capacity(DIRENT_BUFFER);
         let mut entries = RawDir::new(&dir, buffer.spare_capacity_mut());
         let mut names = Vec::new();
@@ -103,12 +76,11 @@ impl FsProbe for LinuxFs {
     }
 
     fn open_file(&self, path: &Path) -> Result<Box<dyn ProbeFile>, FsError> {
-        let file = open(path, OFlags::NONBLOCK | OFlags::NOCTTY)?;
-        Ok(Box::new(LinuxFile(file)))
+        UnixFs.open_file(path)
     }
 
     fn canonicalize(&self, path: &Path) -> Result<std::path::PathBuf, FsError> {
-        std::fs::canonicalize(path).map_err(|error| FsError::from_io(&error))
+        UnixFs.canonicalize(path)
     }
 }
 
@@ -136,21 +108,6 @@ fn kernel_generated(statfs: &rustix::fs::StatFs) -> bool {
     KERNEL_FILESYSTEMS.contains(&magic)
 }
 
-/// What `metadata` says the file is, when it is not a regular file.
-fn not_regular(metadata: &Metadata) -> Option<InputKind> {
-    use std::os::unix::fs::FileTypeExt;
-    let t = metadata.file_type();
-    match () {
-        () if t.is_file() => None,
-        () if t.is_dir() => Some(InputKind::Directory),
-        () if t.is_fifo() => Some(InputKind::Fifo),
-        () if t.is_char_device() => Some(InputKind::CharacterDevice),
-        () if t.is_block_device() => Some(InputKind::BlockDevice),
-        () if t.is_socket() => Some(InputKind::Socket),
-        () => Some(InputKind::Other),
-    }
-}
-
 /// Opens an input document's path (following symlinks) only if it is a
 /// regular file of an ordinary filesystem; checked before opening and again
 /// on the opened descriptor, which is opened without blocking.
@@ -176,24 +133,6 @@ fn open_checked(path: &Path) -> io::Result<OpenedInput> {
         return Ok(OpenedInput::NotRegular(InputKind::KernelGenerated));
     }
     Ok(OpenedInput::Regular(file))
-}
-
-/// A file opened for hashing.
-struct LinuxFile(File);
-
-impl ProbeFile for LinuxFile {
-    fn meta(&self) -> Result<FsMeta, FsError> {
-        self.0.metadata().map(|metadata| fs_meta(&metadata)).map_err(|error| FsError::from_io(&error))
-    }
-
-    fn read(&mut self, buf: &mut [u8]) -> Result<usize, FsError> {
-        loop {
-            match self.0.read(buf) {
-                Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
-                result => return result.map_err(|error| FsError::from_io(&error)),
-            }
-        }
-    }
 }
 
 #[cfg(test)]

@@ -19,16 +19,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use async_io::Async;
 use futures_lite::{AsyncRead, AsyncWrite};
+use rea_backend_unix::terminal::{io_err, is_executable, open_pair, winsize};
 use rea_engine::host::{
     BoxFuture, ExitStatus, HostError, Pid, ProcessIdentity, PtyBackend, PtyProcess, SharedHalf, SpawnSpec, StartTime,
     TermSize,
 };
-use rustix::fs::{Mode, OFlags};
 use rustix::process::{PidfdFlags, WaitIdOptions, WaitOptions};
-use rustix::pty::OpenptFlags;
-use rustix::termios::{
-    ControlModes, InputModes, LocalModes, OptionalActions, OutputModes, SpecialCodeIndex, Termios, Winsize,
-};
 
 use crate::procfs;
 use crate::subreaper::become_subreaper;
@@ -46,79 +42,13 @@ pub(crate) fn sole_launch() -> bool {
     LIVE_LAUNCHES.load(Ordering::SeqCst) <= 1
 }
 
-fn io_err(op: &'static str) -> impl FnOnce(rustix::io::Errno) -> HostError {
-    move |e| HostError::Io { op, source: e.into() }
-}
-
-/// Applies the terminal settings of the reference implementation.
-fn configure_termios(slave: &OwnedFd) -> Result<(), HostError> {
-    let mut t: Termios = rustix::termios::tcgetattr(slave).map_err(io_err("read the terminal settings"))?;
-    t.input_modes = InputModes::ICRNL
-        | InputModes::IXON
-        | InputModes::IXANY
-        | InputModes::IMAXBEL
-        | InputModes::BRKINT
-        | InputModes::IUTF8;
-    t.output_modes = OutputModes::OPOST | OutputModes::ONLCR;
-    t.control_modes = ControlModes::CREAD | ControlModes::CS8 | ControlModes::HUPCL;
-    t.local_modes = LocalModes::ICANON
-        | LocalModes::ISIG
-        | LocalModes::IEXTEN
-        | LocalModes::ECHO
-        | LocalModes::ECHOE
-        | LocalModes::ECHOK
-        | LocalModes::ECHOKE
-        | LocalModes::ECHOCTL;
-    let cc = [
-        (SpecialCodeIndex::VEOF, 4u8),
-        (SpecialCodeIndex::VEOL, 0xff),
-        (SpecialCodeIndex::VEOL2, 0xff),
-        (SpecialCodeIndex::VERASE, 0x7f),
-        (SpecialCodeIndex::VWERASE, 23),
-        (SpecialCodeIndex::VKILL, 21),
-        (SpecialCodeIndex::VREPRINT, 18),
-        (SpecialCodeIndex::VINTR, 3),
-        (SpecialCodeIndex::VQUIT, 0x1c),
-        (SpecialCodeIndex::VSUSP, 26),
-        (SpecialCodeIndex::VSTART, 17),
-        (SpecialCodeIndex::VSTOP, 19),
-        (SpecialCodeIndex::VLNEXT, 22),
-        (SpecialCodeIndex::VDISCARD, 15),
-        (SpecialCodeIndex::VMIN, 1),
-        (SpecialCodeIndex::VTIME, 0),
-    ];
-    for (index, value) in cc {
-        t.special_codes[index] = value;
-    }
-    t.set_speed(38400).map_err(io_err("set the terminal speed"))?;
-    rustix::termios::tcsetattr(slave, OptionalActions::Now, &t).map_err(io_err("apply the terminal settings"))
-}
-
-fn winsize(size: TermSize) -> Winsize {
-    Winsize { ws_row: size.rows, ws_col: size.columns, ws_xpixel: 0, ws_ypixel: 0 }
-}
-
-/// Opens a master/slave pair of the given size.
-fn open_pair(size: TermSize) -> Result<(OwnedFd, OwnedFd), HostError> {
-    let master = rustix::pty::openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY | OpenptFlags::CLOEXEC)
-        .map_err(io_err("open a pseudo-terminal master"))?;
-    rustix::pty::grantpt(&master).map_err(io_err("grant the pseudo-terminal"))?;
-    rustix::pty::unlockpt(&master).map_err(io_err("unlock the pseudo-terminal"))?;
-    let name = rustix::pty::ptsname(&master, Vec::new()).map_err(io_err("name the pseudo-terminal"))?;
-    let slave = rustix::fs::open(name.as_c_str(), OFlags::RDWR | OFlags::NOCTTY | OFlags::CLOEXEC, Mode::empty())
-        .map_err(io_err("open the pseudo-terminal slave"))?;
-    configure_termios(&slave)?;
-    rustix::termios::tcsetwinsize(&master, winsize(size)).map_err(io_err("set the terminal size"))?;
-    Ok((master, slave))
-}
-
 impl PtyBackend for OpenptyPty {
     fn name(&self) -> &'static str {
         "openpty"
     }
 
     fn is_executable(&self, path: &std::path::Path) -> bool {
-        path.is_file() && rustix::fs::access(path, rustix::fs::Access::EXEC_OK).is_ok()
+        is_executable(path)
     }
 
     fn reap_adopted(&self) -> usize {

@@ -19,15 +19,11 @@ use std::time::Duration;
 
 use async_io::Async;
 use futures_lite::{AsyncRead, AsyncWrite};
+use rea_backend_unix::terminal::{io_err, is_executable, open_pair, winsize};
 use rea_engine::host::{
     BoxFuture, ExitStatus, HostError, Pid, ProcessIdentity, PtyBackend, PtyProcess, SharedHalf, SpawnSpec, TermSize,
 };
-use rustix::fs::{Mode, OFlags};
 use rustix::process::WaitOptions;
-use rustix::pty::OpenptFlags;
-use rustix::termios::{
-    ControlModes, InputModes, LocalModes, OptionalActions, OutputModes, SpecialCodeIndex, Termios, Winsize,
-};
 
 use crate::ownership::DarwinSys;
 
@@ -54,83 +50,13 @@ impl DarwinPty {
     }
 }
 
-fn io_err(op: &'static str) -> impl FnOnce(rustix::io::Errno) -> HostError {
-    move |e| HostError::Io { op, source: e.into() }
-}
-
-/// The reference terminal settings, as a table.
-const CONTROL_CHARACTERS: [(SpecialCodeIndex, u8); 16] = [
-    (SpecialCodeIndex::VEOF, 4),
-    (SpecialCodeIndex::VEOL, 0xff),
-    (SpecialCodeIndex::VEOL2, 0xff),
-    (SpecialCodeIndex::VERASE, 0x7f),
-    (SpecialCodeIndex::VWERASE, 23),
-    (SpecialCodeIndex::VKILL, 21),
-    (SpecialCodeIndex::VREPRINT, 18),
-    (SpecialCodeIndex::VINTR, 3),
-    (SpecialCodeIndex::VQUIT, 0x1c),
-    (SpecialCodeIndex::VSUSP, 26),
-    (SpecialCodeIndex::VSTART, 17),
-    (SpecialCodeIndex::VSTOP, 19),
-    (SpecialCodeIndex::VLNEXT, 22),
-    (SpecialCodeIndex::VDISCARD, 15),
-    (SpecialCodeIndex::VMIN, 1),
-    (SpecialCodeIndex::VTIME, 0),
-];
-
-fn apply_settings(slave: &OwnedFd) -> Result<(), HostError> {
-    let mut t: Termios = rustix::termios::tcgetattr(slave).map_err(io_err("read the terminal settings"))?;
-    t.input_modes = InputModes::ICRNL
-        | InputModes::IXON
-        | InputModes::IXANY
-        | InputModes::IMAXBEL
-        | InputModes::BRKINT
-        | InputModes::IUTF8;
-    t.output_modes = OutputModes::OPOST | OutputModes::ONLCR;
-    t.control_modes = ControlModes::CREAD | ControlModes::CS8 | ControlModes::HUPCL;
-    t.local_modes = LocalModes::ICANON
-        | LocalModes::ISIG
-        | LocalModes::IEXTEN
-        | LocalModes::ECHO
-        | LocalModes::ECHOE
-        | LocalModes::ECHOK
-        | LocalModes::ECHOKE
-        | LocalModes::ECHOCTL;
-    for (index, value) in CONTROL_CHARACTERS {
-        t.special_codes[index] = value;
-    }
-    t.set_speed(38400).map_err(io_err("set the terminal speed"))?;
-    rustix::termios::tcsetattr(slave, OptionalActions::Now, &t).map_err(io_err("apply the terminal settings"))
-}
-
-fn window(size: TermSize) -> Winsize {
-    Winsize { ws_row: size.rows, ws_col: size.columns, ws_xpixel: 0, ws_ypixel: 0 }
-}
-
-/// Opens a master/slave pair of the given size, both close-on-exec.
-fn open_terminal(size: TermSize) -> Result<(OwnedFd, OwnedFd), HostError> {
-    // posix_openpt cannot set O_CLOEXEC on macOS; set it right after.
-    let master = rustix::pty::openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY)
-        .map_err(io_err("open a pseudo-terminal master"))?;
-    rustix::io::fcntl_setfd(&master, rustix::io::FdFlags::CLOEXEC)
-        .map_err(io_err("mark the terminal close-on-exec"))?;
-    rustix::pty::grantpt(&master).map_err(io_err("grant the pseudo-terminal"))?;
-    rustix::pty::unlockpt(&master).map_err(io_err("unlock the pseudo-terminal"))?;
-    let name = rustix::pty::ptsname(&master, Vec::new()).map_err(io_err("name the pseudo-terminal"))?;
-    let slave = rustix::fs::open(name.as_c_str(), OFlags::RDWR | OFlags::NOCTTY | OFlags::CLOEXEC, Mode::empty())
-        .map_err(io_err("open the pseudo-terminal slave"))?;
-    apply_settings(&slave)?;
-    rustix::termios::tcsetwinsize(&master, window(size)).map_err(io_err("set the terminal size"))?;
-    Ok((master, slave))
-}
-
 impl PtyBackend for DarwinPty {
     fn name(&self) -> &'static str {
         "posix_openpt"
     }
 
     fn is_executable(&self, path: &std::path::Path) -> bool {
-        path.is_file() && rustix::fs::access(path, rustix::fs::Access::EXEC_OK).is_ok()
+        is_executable(path)
     }
 
     fn reap_adopted(&self) -> usize {
@@ -154,7 +80,7 @@ impl PtyBackend for DarwinPty {
                 source: io::Error::other(e),
             })?;
         }
-        let (master, slave) = open_terminal(spec.size)?;
+        let (master, slave) = open_pair(spec.size)?;
         let stdio = |what: &'static str| -> Result<Stdio, HostError> {
             Ok(Stdio::from(slave.try_clone().map_err(|e| HostError::Io { op: what, source: e })?))
         };
@@ -244,7 +170,7 @@ impl PtyProcess for DarwinPtyProcess {
             op: "resize the terminal",
             source: io::Error::other("the terminal is closed"),
         })?;
-        rustix::termios::tcsetwinsize(master.get_ref(), window(size)).map_err(io_err("resize the terminal"))
+        rustix::termios::tcsetwinsize(master.get_ref(), winsize(size)).map_err(io_err("resize the terminal"))
     }
 
     fn wait(&self) -> BoxFuture<'static, Result<ExitStatus, HostError>> {
