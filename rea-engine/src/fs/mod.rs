@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 
 pub use effects::effects;
 pub(crate) use snapshot::utf16_cmp;
-pub use snapshot::{Snapshot, SnapshotError, snapshot, snapshot_with_threads};
+pub use snapshot::{Snapshot, SnapshotError, SnapshotLimits, snapshot, snapshot_with_threads};
 
 /// The kind of a filesystem entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

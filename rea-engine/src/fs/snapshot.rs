@@ -12,7 +12,6 @@ use crate::evidence::{
     EnumerationOmission, EnumerationOmissionReason, FileKind, FileState, FilesystemTruncation, HashOmission,
     HashOmissionReason, RootCoverage,
 };
-use crate::scenario::Limits;
 
 /// One filesystem checkpoint: the entries in walk order and their accounting.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -62,6 +61,19 @@ impl SnapshotError {
     }
 }
 
+/// The bounds a snapshot keeps to: the scenario's `limits.files`,
+/// `limits.filesystem_depth` and `limits.file_bytes` (built from the
+/// scenario's `Limits`, which converts into it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SnapshotLimits {
+    /// Entries recorded at most.
+    pub files: u64,
+    /// Levels walked below a root at most.
+    pub filesystem_depth: u64,
+    /// Bytes hashed at most, over all files.
+    pub file_bytes: u64,
+}
+
 /// Takes a snapshot of `roots` (absolute paths, aliased `root_<i>` in this
 /// order), hashing on as many threads as the host has cores.
 ///
@@ -69,7 +81,7 @@ impl SnapshotError {
 pub fn snapshot(
     probe: &dyn FsProbe,
     roots: &[PathBuf],
-    limits: &Limits,
+    limits: impl Into<SnapshotLimits>,
     cancel: &(dyn Fn() -> bool + Sync),
 ) -> Result<Snapshot, SnapshotError> {
     let threads = std::thread::available_parallelism().map_or(1, usize::from);
@@ -87,10 +99,11 @@ pub fn snapshot(
 pub fn snapshot_with_threads(
     probe: &dyn FsProbe,
     roots: &[PathBuf],
-    limits: &Limits,
+    limits: impl Into<SnapshotLimits>,
     cancel: &(dyn Fn() -> bool + Sync),
     threads: usize,
 ) -> Result<Snapshot, SnapshotError> {
+    let limits = &limits.into();
     let threads = threads.max(1);
     let stopped = AtomicBool::new(false);
     let (sender, receiver) = mpsc::channel::<(usize, PathBuf, FsMeta)>();
@@ -375,7 +388,7 @@ impl Walker<'_> {
     fn finish(
         self,
         roots: Vec<RootCoverage>,
-        limits: &Limits,
+        limits: &SnapshotLimits,
         decisions: Vec<Option<Decision>>,
         undecided_budget: u64,
     ) -> Snapshot {
@@ -423,7 +436,7 @@ impl Walker<'_> {
         self,
         stop: Stop,
         roots: Vec<RootCoverage>,
-        limits: &Limits,
+        limits: &SnapshotLimits,
         decisions: Vec<Option<Decision>>,
         undecided_budget: u64,
     ) -> SnapshotError {

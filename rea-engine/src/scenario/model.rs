@@ -374,6 +374,12 @@ pub struct Limits {
     pub filesystem_depth: u64,
 }
 
+impl From<&Limits> for crate::fs::SnapshotLimits {
+    fn from(l: &Limits) -> Self {
+        crate::fs::SnapshotLimits { files: l.files, filesystem_depth: l.filesystem_depth, file_bytes: l.file_bytes }
+    }
+}
+
 fn default_output_bytes() -> u64 {
     DEFAULT_OUTPUT_BYTES
 }

@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 use crate::fs::{DirListing, FsError, FsKind, FsMeta, FsProbe, ProbeFile};
 
 /// [`FsProbe`] through `std::fs`. Unlike the backends, `open_file` follows
-/// a final symbolic link and may block on a FIFO: tests open what they wrote.
+/// a final symbolic link and may block on a FIFO (tests open what they
+/// wrote), and the metadata's mode, device and inode are 0: fit for
+/// resolving scenarios, not for snapshots.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct StdFs;
 
@@ -27,19 +29,14 @@ fn meta(m: &std::fs::Metadata) -> FsMeta {
     } else {
         FsKind::Other
     };
-    #[cfg(unix)]
-    let (mode, device, inode) = {
-        use std::os::unix::fs::MetadataExt;
-        (m.mode(), m.dev(), m.ino())
-    };
-    #[cfg(not(unix))]
-    let (mode, device, inode) = (0, 0, 0);
     let modified_ns = m
         .modified()
         .ok()
         .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
         .map_or(0, |d| i128::try_from(d.as_nanos()).unwrap_or(i128::MAX));
-    FsMeta { kind, mode, size: m.len(), device, inode, modified_ns }
+    // `std` names the mode, device and inode only through OS extensions,
+    // which the engine does not use: resolution needs the kind alone.
+    FsMeta { kind, mode: 0, size: m.len(), device: 0, inode: 0, modified_ns }
 }
 
 impl FsProbe for StdFs {
