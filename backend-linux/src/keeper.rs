@@ -468,7 +468,8 @@ pub(crate) fn serve(host: fn() -> rea_engine::Host) -> u8 {
     // The launched process is this keeper's unreaped child: its start
     // identity is its own.
     let start = procfs::stat(pid).ok().flatten().map_or(0, |st| st.starttime);
-    let mut kept = Kept { host, launch, root: ProcessIdentity { pid: Pid(pid), start: StartTime(start) }, status: None };
+    let mut kept =
+        Kept { host, launch, root: ProcessIdentity { pid: Pid(pid), start: StartTime(start) }, status: None };
     let mut answer = vec![b'P'];
     answer.extend_from_slice(&pid.to_le_bytes());
     if socket.write_all(&answer).is_err() {

@@ -21,8 +21,8 @@ pub mod ownership;
 mod procfs;
 pub mod pty;
 mod signals;
-mod subreaper;
 pub mod stdio;
+mod subreaper;
 
 use rea_engine::Host;
 use rea_engine::host::CaptureSupport;

@@ -6,8 +6,8 @@ use std::fs::File;
 use std::io;
 use std::path::Path;
 
-use rea_backend_unix::fs::not_regular;
 pub use rea_backend_unix::fs::UnixFs;
+use rea_backend_unix::fs::not_regular;
 use rea_engine::input::OpenedInput;
 use rustix::fs::{Mode, OFlags};
 

@@ -122,4 +122,3 @@ impl UserError for SerializeError {
         format!("Report this as a bug in rea, with the command that failed while serializing {}.", self.what)
     }
 }
-

@@ -41,7 +41,14 @@ fn the_engine_names_no_operating_system() {
 #[test]
 fn every_unsafe_block_has_a_safety_comment() {
     let mut files = Vec::new();
-    for dir in ["src", "rea-engine/src", "backend-linux/src", "backend-macos/src", "backend-unix/src", "backend-windows-stub/src"] {
+    for dir in [
+        "src",
+        "rea-engine/src",
+        "backend-linux/src",
+        "backend-macos/src",
+        "backend-unix/src",
+        "backend-windows-stub/src",
+    ] {
         rust_files(&root().join(dir), &mut files);
     }
     let mut blocks = 0;

@@ -185,11 +185,7 @@ fn import(source_name: &str, value: Value, keep: Keep) -> Result<(Evidence, Capt
         return Err(wrong(format!("operation is {:?}, expected {CAPTURE_OPERATION:?}", envelope.operation)));
     }
     if envelope.provider != Provider::current() {
-        return Err(wrong(format!(
-            "provider is {}, expected {}",
-            serde_json::to_string(&envelope.provider).unwrap_or_default(),
-            serde_json::to_string(&Provider::current()).unwrap_or_default()
-        )));
+        return Err(wrong(format!("provider is {}, expected {}", envelope.provider, Provider::current())));
     }
     let malformed = |path: &str, reason: String| ImportError::Malformed {
         source_name: source_name.to_owned(),

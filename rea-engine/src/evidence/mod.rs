@@ -101,6 +101,14 @@ pub struct Provider {
     pub version: Option<String>,
 }
 
+/// The provider as compact JSON, as error messages quote it. A failure to
+/// serialize is a formatting error, never an empty quote.
+impl std::fmt::Display for Provider {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&serde_json::to_string(self).map_err(|_| std::fmt::Error)?)
+    }
+}
+
 impl Provider {
     /// This build's provider.
     pub fn current() -> Provider {

@@ -12,6 +12,7 @@
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use serde_json::Value;
@@ -102,9 +103,10 @@ struct TerminalCommitment {
 /// Fields shared by the scenario commitment and the comparison contract.
 #[derive(Debug, Serialize)]
 struct Common<'a> {
-    working_directory: &'a str,
+    /// Paths serialize as text, or fail (never an empty string) when not UTF-8.
+    working_directory: &'a Path,
     environment: &'a BTreeMap<String, String>,
-    filesystem_observation_paths: Vec<&'a str>,
+    filesystem_observation_paths: &'a [PathBuf],
     terminal: TerminalCommitment,
     events: Vec<EventCommitment<'a>>,
     timeout_ms: u64,
@@ -129,9 +131,9 @@ impl<'a> Common<'a> {
         let s: &Scenario = &r.scenario;
         let t = &s.terminal;
         Common {
-            working_directory: r.working_directory_str(),
+            working_directory: &r.working_directory,
             environment: &s.environment,
-            filesystem_observation_paths: r.observation_path_strs(),
+            filesystem_observation_paths: &r.observation_paths,
             terminal: TerminalCommitment { columns: t.columns, rows: t.rows, scrollback: t.scrollback },
             events: s.events.iter().map(EventCommitment::of).collect(),
             timeout_ms: s.timeout_ms,
@@ -149,7 +151,7 @@ impl<'a> Common<'a> {
 /// redacted, and the executable's path and digest.
 #[derive(Debug, Serialize)]
 pub struct ScenarioCommitment<'a> {
-    executable: &'a str,
+    executable: &'a Path,
     arguments: &'a [String],
     #[serde(flatten)]
     common: Common<'a>,
@@ -160,7 +162,7 @@ impl<'a> ScenarioCommitment<'a> {
     /// The view of `r`.
     pub fn of(r: &'a ResolvedScenario) -> Self {
         ScenarioCommitment {
-            executable: r.executable_str(),
+            executable: &r.executable_path,
             arguments: &r.scenario.arguments,
             common: Common::of(r),
             executable_sha256: &r.executable_sha256,

@@ -17,6 +17,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+/// A broken rule of the scenario (defined with the JSON paths it names).
+pub use crate::path::Issue;
 pub use commit::{
     ComparisonContract, NormalizationCommitment, PATTERN_NORMALIZATION_VERSION, PORT_NORMALIZATION_VERSION,
     RENDERED_LINE_FORMAT, ScenarioCommitment, TERMINAL_QUERY_REPLIES, comparison_contract, normalization_projection,
@@ -24,8 +26,6 @@ pub use commit::{
 };
 pub use model::*;
 pub use resolve::{ResolveError, ResolvedScenario, Resolver};
-/// A broken rule of the scenario (defined with the JSON paths it names).
-pub use crate::path::Issue;
 pub(crate) use validate::type_name;
 
 use crate::error::{Category, UserError};

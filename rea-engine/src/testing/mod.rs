@@ -47,8 +47,12 @@ pub fn resolve(dir: &Path, scenario: Value) -> ResolvedScenario {
     let scenario = parse_scenario(scenario).unwrap_or_else(|e| panic!("test scenario is invalid: {e}"));
     let host_environment = [(OsString::from("PATH"), OsString::from(TEST_PATH))];
     let is_executable = |p: &Path| p.is_file();
-    let resolver =
-        Resolver { invocation_dir: dir, host_environment: &host_environment, is_executable: &is_executable, fs: &StdFs };
+    let resolver = Resolver {
+        invocation_dir: dir,
+        host_environment: &host_environment,
+        is_executable: &is_executable,
+        fs: &StdFs,
+    };
     resolver.resolve(scenario).unwrap_or_else(|e| panic!("test scenario does not resolve: {e}"))
 }
 
