@@ -6,6 +6,7 @@
 //! can signal.
 
 use std::collections::BTreeSet;
+use std::future::Future;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -89,17 +90,25 @@ pub(super) fn deliver_to_root(verifier: &dyn OwnershipVerifier, run: &RunOwnersh
     }
 }
 
-/// Starts a bounded delivery on a blocking thread; resolves within
-/// [`DELIVERY_BOUND`]. A late result is dropped, not recorded.
-pub(super) async fn deliver_bounded(host: &Host, run: &RunOwnership, signal: SignalName) -> Delivery {
+/// A bounded delivery: started on a blocking thread when first polled;
+/// resolves within [`DELIVERY_BOUND`]. A late result is dropped, not
+/// recorded. The future owns what it needs, so it can be held beside the
+/// run's other state.
+pub(super) fn deliver_bounded(
+    host: &Host,
+    run: &RunOwnership,
+    signal: SignalName,
+) -> impl Future<Output = Delivery> + Send + 'static {
     let verifier = Arc::clone(&host.verifier);
     let run = run.clone();
-    let task = blocking::unblock(move || deliver_to_root(&*verifier, &run, signal));
-    futures_lite::future::or(task, async {
-        async_io::Timer::after(DELIVERY_BOUND).await;
-        Delivery::Unverified(format!("delivery did not settle within {} ms", DELIVERY_BOUND.as_millis()))
-    })
-    .await
+    async move {
+        let task = blocking::unblock(move || deliver_to_root(&*verifier, &run, signal));
+        futures_lite::future::or(task, async {
+            async_io::Timer::after(DELIVERY_BOUND).await;
+            Delivery::Unverified(format!("delivery did not settle within {} ms", DELIVERY_BOUND.as_millis()))
+        })
+        .await
+    }
 }
 
 /// Whether a row is related to the run by its session or a sampled group:

@@ -19,6 +19,8 @@
 //! redact unrelated short text.
 
 use std::borrow::Cow;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use aho_corasick::{AhoCorasick, MatchKind};
 
@@ -49,32 +51,69 @@ pub fn secret_part(data: &str) -> &str {
 }
 
 /// Each sensitive input's secret (see [`secret_part`]) and its marker.
-pub(crate) fn secret_pairs(events: &[Event]) -> impl Iterator<Item = (&str, String)> {
+fn secret_pairs(events: &[Event]) -> impl Iterator<Item = (&str, String)> {
     events.iter().filter_map(|e| match e {
         Event::Input { data, sensitive: true, .. } => Some((secret_part(data), redacted_input(data.len()))),
         _ => None,
     })
 }
 
-/// Replaces the secrets of a scenario's sensitive inputs in a text stream.
-#[derive(Debug, Default)]
-pub struct Redactor {
-    matcher: Option<AhoCorasick>,
-    secrets: Vec<String>,
-    markers: Vec<String>,
-    held: String,
-    redactions: u64,
+/// The sensitive inputs of one capture: their secrets, the markers that
+/// replace them, and the one count of replacements.
+///
+/// Built once when the capture is prepared and handed to every writer that
+/// could show a secret: the terminal stream ([`RedactingDecoder`]), the
+/// rendered screens ([`Secrets::screens`], on the renderer's thread), the
+/// interaction events ([`Secrets::input_text`]), the sampled command lines
+/// and the names snapshots record ([`Secrets::redactor`]). Every writer
+/// counts into the same tally, which the record's limitation reads
+/// ([`Secrets::limitation`]). Clones share the secrets and the tally.
+#[derive(Debug, Clone, Default)]
+pub struct Secrets {
+    inner: Option<Arc<SecretSet>>,
 }
 
-impl Redactor {
-    /// A redactor for the sensitive inputs among `events`.
-    pub fn for_events(events: &[Event]) -> Redactor {
-        Redactor::new(secret_pairs(events))
+#[derive(Debug)]
+pub(super) struct SecretSet {
+    pub(super) matcher: AhoCorasick,
+    secrets: Vec<String>,
+    pub(super) markers: Vec<String>,
+    /// Replacements in text (terminal stream, command lines, names).
+    in_text: AtomicU64,
+    /// Replacements on rendered screens.
+    on_screens: AtomicU64,
+}
+
+impl SecretSet {
+    /// Counts `n` replacements made on rendered screens.
+    pub(super) fn count_on_screens(&self, n: u64) {
+        self.on_screens.fetch_add(n, Ordering::Relaxed);
     }
 
-    /// A redactor for `(secret, marker)` pairs; empty secrets are ignored and
+    /// Replacements made on rendered screens so far.
+    pub(super) fn on_screens(&self) -> u64 {
+        self.on_screens.load(Ordering::Relaxed)
+    }
+}
+
+/// Replacements made so far, in all and on rendered screens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Redactions {
+    /// Every replacement.
+    pub total: u64,
+    /// Those made on rendered screens.
+    pub on_screens: u64,
+}
+
+impl Secrets {
+    /// The secrets of the sensitive inputs among `events`.
+    pub fn for_events(events: &[Event]) -> Secrets {
+        Secrets::new(secret_pairs(events))
+    }
+
+    /// Secrets from `(secret, marker)` pairs; empty secrets are ignored and
     /// a repeated secret keeps its first marker.
-    pub fn new<'s>(pairs: impl IntoIterator<Item = (&'s str, String)>) -> Redactor {
+    pub fn new<'s>(pairs: impl IntoIterator<Item = (&'s str, String)>) -> Secrets {
         let mut secrets: Vec<String> = Vec::new();
         let mut markers = Vec::new();
         for (secret, marker) in pairs {
@@ -83,36 +122,98 @@ impl Redactor {
                 markers.push(marker);
             }
         }
-        let matcher = if secrets.is_empty() {
-            None
-        } else {
-            // Building fails only beyond the automaton's size limits, which
-            // the scenario's input bounds keep far away.
-            AhoCorasick::builder().match_kind(MatchKind::LeftmostLongest).build(&secrets).ok()
+        if secrets.is_empty() {
+            return Secrets::default();
+        }
+        // Building fails only beyond the automaton's size limits, which the
+        // scenario's input bounds keep far away.
+        let Ok(matcher) = AhoCorasick::builder().match_kind(MatchKind::LeftmostLongest).build(&secrets) else {
+            return Secrets::default();
         };
-        Redactor { matcher, secrets, markers, held: String::new(), redactions: 0 }
+        let set = SecretSet { matcher, secrets, markers, in_text: AtomicU64::new(0), on_screens: AtomicU64::new(0) };
+        Secrets { inner: Some(Arc::new(set)) }
     }
 
     /// Whether any secret is being looked for.
     pub fn is_active(&self) -> bool {
-        self.matcher.is_some()
+        self.inner.is_some()
     }
 
-    /// Occurrences replaced so far.
+    /// A redactor of one text stream (or of separate whole texts).
+    pub fn redactor(&self) -> Redactor {
+        Redactor { secrets: self.clone(), held: String::new() }
+    }
+
+    /// The same secrets, for the rendered screens.
+    pub fn screens(&self) -> ScreenSecrets {
+        ScreenSecrets::new(self.inner.clone())
+    }
+
+    /// What an interaction event records for an input: the marker when the
+    /// input is sensitive, `None` when its text may be shown.
+    pub fn input_text(&self, data: &str, sensitive: bool) -> Option<String> {
+        sensitive.then(|| redacted_input(data.len()))
+    }
+
+    /// Replacements made so far by every writer.
+    pub fn redactions(&self) -> Redactions {
+        self.inner.as_ref().map_or_else(Redactions::default, |set| {
+            let on_screens = set.on_screens();
+            Redactions { total: set.in_text.load(Ordering::Relaxed) + on_screens, on_screens }
+        })
+    }
+
+    /// The record's limitation about the replacements, when the capture had
+    /// a secret to look for.
+    pub fn limitation(&self) -> Option<String> {
+        self.is_active().then(|| {
+            let Redactions { total, on_screens } = self.redactions();
+            redaction_limitation(total, on_screens)
+        })
+    }
+}
+
+/// Replaces the secrets of a scenario's sensitive inputs in a text stream,
+/// counting into the capture's one tally.
+#[derive(Debug, Default)]
+pub struct Redactor {
+    secrets: Secrets,
+    held: String,
+}
+
+impl Redactor {
+    /// A redactor for the sensitive inputs among `events`, with its own tally.
+    #[cfg(test)]
+    pub fn for_events(events: &[Event]) -> Redactor {
+        Secrets::for_events(events).redactor()
+    }
+
+    /// A redactor for `(secret, marker)` pairs, with its own tally.
+    #[cfg(test)]
+    pub fn new<'s>(pairs: impl IntoIterator<Item = (&'s str, String)>) -> Redactor {
+        Secrets::new(pairs).redactor()
+    }
+
+    /// Whether any secret is being looked for.
+    pub fn is_active(&self) -> bool {
+        self.secrets.is_active()
+    }
+
+    /// Replacements in text counted so far by the tally this redactor
+    /// shares (see [`Secrets::redactions`]).
     pub fn redactions(&self) -> u64 {
-        self.redactions
+        let counted = self.secrets.redactions();
+        counted.total - counted.on_screens
     }
 
     /// The text of `chunk` that is decided, secrets replaced; an undecided
     /// tail is kept for the next call.
     pub fn push<'t>(&mut self, chunk: &'t str) -> Cow<'t, str> {
-        if self.matcher.is_none() {
-            return Cow::Borrowed(chunk);
-        }
+        let Some(set) = self.secrets.inner.clone() else { return Cow::Borrowed(chunk) };
         let mut buffer = std::mem::take(&mut self.held);
         buffer.push_str(chunk);
-        let undecided = self.undecided_tail(&buffer);
-        Cow::Owned(self.replace(buffer, undecided))
+        let undecided = undecided_tail(&set.secrets, &buffer);
+        Cow::Owned(self.replace(&set, buffer, undecided))
     }
 
     /// Redacts one whole text (not part of the stream being pushed).
@@ -133,42 +234,26 @@ impl Redactor {
     /// Ends the stream: the held tail is decided as it is.
     pub fn finish(&mut self) -> String {
         let buffer = std::mem::take(&mut self.held);
-        if buffer.is_empty() {
-            return buffer;
+        match self.secrets.inner.clone() {
+            Some(set) if !buffer.is_empty() => self.replace(&set, buffer, 0),
+            _ => buffer,
         }
-        self.replace(buffer, 0)
-    }
-
-    /// Length of the longest suffix of `text` that is a proper prefix of a
-    /// secret (and so may be completed by the next chunk).
-    fn undecided_tail(&self, text: &str) -> usize {
-        let bytes = text.as_bytes();
-        let longest = self.secrets.iter().map(String::len).max().unwrap_or(0);
-        let start = bytes.len().saturating_sub(longest.saturating_sub(1));
-        (start..bytes.len())
-            .find(|&i| {
-                let tail = &bytes[i..];
-                self.secrets.iter().any(|s| s.len() > tail.len() && s.as_bytes().starts_with(tail))
-            })
-            .map_or(0, |i| bytes.len() - i)
     }
 
     /// Replaces every match that starts before the last `undecided` bytes,
     /// returns the decided text and holds the rest.
-    fn replace(&mut self, buffer: String, undecided: usize) -> String {
+    fn replace(&mut self, set: &SecretSet, buffer: String, undecided: usize) -> String {
         let decided = buffer.len() - undecided;
         let mut out = String::with_capacity(buffer.len());
         let mut end = 0;
-        if let Some(matcher) = &self.matcher {
-            for m in matcher.find_iter(&buffer) {
-                if m.start() >= decided {
-                    break;
-                }
-                out.push_str(&buffer[end..m.start()]);
-                out.push_str(&self.markers[m.pattern().as_usize()]);
-                self.redactions += 1;
-                end = m.end();
+        for m in set.matcher.find_iter(&buffer) {
+            if m.start() >= decided {
+                break;
             }
+            out.push_str(&buffer[end..m.start()]);
+            out.push_str(&set.markers[m.pattern().as_usize()]);
+            set.in_text.fetch_add(1, Ordering::Relaxed);
+            end = m.end();
         }
         // Matches start and end on character boundaries (secrets are UTF-8),
         // and the undecided tail starts where a secret could, so `cut` is one.
@@ -179,31 +264,32 @@ impl Redactor {
     }
 }
 
+/// Length of the longest suffix of `text` that is a proper prefix of a
+/// secret (and so may be completed by the next chunk).
+fn undecided_tail(secrets: &[String], text: &str) -> usize {
+    let bytes = text.as_bytes();
+    let longest = secrets.iter().map(String::len).max().unwrap_or(0);
+    let start = bytes.len().saturating_sub(longest.saturating_sub(1));
+    (start..bytes.len())
+        .find(|&i| {
+            let tail = &bytes[i..];
+            secrets.iter().any(|s| s.len() > tail.len() && s.as_bytes().starts_with(tail))
+        })
+        .map_or(0, |i| bytes.len() - i)
+}
+
 /// The terminal's decoded text stream with secrets already replaced: the
 /// only way the run loop reads terminal text.
 #[derive(Debug, Default)]
 pub struct RedactingDecoder {
     utf8: Utf8Stream,
     redactor: Redactor,
-    /// The same secrets, for the rendered screens built from this text.
-    screens: ScreenSecrets,
 }
 
 impl RedactingDecoder {
-    /// A decoder that redacts the sensitive inputs among `events`.
-    pub fn for_events(events: &[Event]) -> RedactingDecoder {
-        RedactingDecoder {
-            utf8: Utf8Stream::default(),
-            redactor: Redactor::for_events(events),
-            screens: ScreenSecrets::for_events(events),
-        }
-    }
-
-    /// The secrets to replace on the rendered screens built from this text
-    /// (a program can rebuild a secret on screen from pieces the stream
-    /// never shows together), with their replacement count.
-    pub fn screen_secrets(&self) -> &ScreenSecrets {
-        &self.screens
+    /// A decoder that redacts `secrets`.
+    pub fn new(secrets: &Secrets) -> RedactingDecoder {
+        RedactingDecoder { utf8: Utf8Stream::default(), redactor: secrets.redactor() }
     }
 
     /// Decodes `bytes` (see [`Utf8Stream::decode`]) and redacts the result.
@@ -233,16 +319,6 @@ impl RedactingDecoder {
     /// U+FFFD; the comparison gathers groups per segment, where that is moot.
     pub fn take_invalid(&mut self) -> Option<String> {
         self.utf8.take_invalid()
-    }
-
-    /// Whether the scenario has a secret to look for.
-    pub fn is_redacting(&self) -> bool {
-        self.redactor.is_active()
-    }
-
-    /// Secrets replaced so far.
-    pub fn redactions(&self) -> u64 {
-        self.redactor.redactions()
     }
 }
 

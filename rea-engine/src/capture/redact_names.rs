@@ -17,27 +17,24 @@
 use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet};
 
-use super::redact::Redactor;
+use super::redact::{Redactor, Secrets};
 use crate::evidence::{EnumerationOmission, EnumerationOmissionReason, FileState};
 use crate::fs::{Snapshot, utf16_cmp};
-use crate::scenario::Event;
 
 /// A filesystem checkpoint as the record keeps it: the snapshot with the
-/// sensitive inputs' text replaced in its names, and how often it was.
+/// sensitive inputs' text replaced in its names (counted in the capture's
+/// tally).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Checkpoint {
     /// The redacted snapshot.
     pub(crate) snapshot: Snapshot,
-    /// Occurrences replaced.
-    pub(crate) redactions: u64,
 }
 
 impl Checkpoint {
-    /// `snapshot` with the secrets of the sensitive inputs among `events`
-    /// replaced in its names.
-    pub(crate) fn redacted(mut snapshot: Snapshot, events: &[Event]) -> Checkpoint {
-        let redactions = redact_snapshot(&mut snapshot, &mut Redactor::for_events(events));
-        Checkpoint { snapshot, redactions }
+    /// `snapshot` with `secrets` replaced in its names.
+    pub(crate) fn redacted(mut snapshot: Snapshot, secrets: &Secrets) -> Checkpoint {
+        redact_snapshot(&mut snapshot, &mut secrets.redactor());
+        Checkpoint { snapshot }
     }
 }
 

@@ -19,11 +19,15 @@ use crate::host::{Pid, ProcessIdentity, ProcessInspector, StartTime};
 /// Sampling interval.
 pub(super) const INTERVAL: Duration = Duration::from_millis(50);
 
+/// Longest sampled command line a record shows, in UTF-8 bytes; a longer
+/// one is cut at a character boundary and ends in
+/// `<truncated-command:N-bytes>`, N the length read from the host.
+pub(crate) const MAX_SAMPLED_COMMAND_BYTES: usize = 4096;
+
 /// Bytes of a command line the sampler keeps: the record shows at most
-/// `MAX_SAMPLED_COMMAND_BYTES`, and the rest leaves room to redact a secret
+/// [`MAX_SAMPLED_COMMAND_BYTES`], and the rest leaves room to redact a secret
 /// that starts inside them (a secret is at most `MAX_INPUT_DATA_BYTES`).
-pub(super) const KEPT_COMMAND_BYTES: usize =
-    super::assemble::MAX_SAMPLED_COMMAND_BYTES + crate::scenario::MAX_INPUT_DATA_BYTES;
+pub(super) const KEPT_COMMAND_BYTES: usize = MAX_SAMPLED_COMMAND_BYTES + crate::scenario::MAX_INPUT_DATA_BYTES;
 
 /// A sampled row before normalization.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -102,8 +106,9 @@ impl Sampler {
         lock.lock().unwrap_or_else(|e| e.into_inner()).result.groups.clone()
     }
 
-    /// Stops after the pass in progress and returns everything recorded.
-    pub(super) fn stop(mut self) -> SamplerResult {
+    /// Stops after the pass in progress and returns everything recorded
+    /// (once: a later call finds nothing).
+    pub(super) fn stop(&mut self) -> SamplerResult {
         self.halt();
         let (lock, _) = &*self.shared;
         std::mem::take(&mut lock.lock().unwrap_or_else(|e| e.into_inner()).result)
