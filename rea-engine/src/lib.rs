@@ -17,6 +17,7 @@ pub mod host;
 pub mod input;
 pub mod path;
 pub mod scenario;
+pub mod secrets;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
 

@@ -9,7 +9,7 @@ use super::conclude::Concluded;
 use super::normalize::{Normalizer, replace_number};
 use super::owned::CleanupReport;
 use super::parts::{Collection, Context, Observation};
-use super::redact::Redactor;
+use crate::secrets::Redactor;
 use super::render::{EMULATOR, RendererState};
 use super::run::RunOutcome;
 use super::sampler::{MAX_SAMPLED_COMMAND_BYTES, RawSample, SamplerResult};
@@ -442,7 +442,7 @@ mod command_tests {
     use std::time::Instant;
 
     use super::super::normalize::{HostValues, Normalizer};
-    use super::super::redact::Redactor;
+    use crate::secrets::Secrets;
     use super::super::sampler::{KEPT_COMMAND_BYTES, RawSample};
     use super::sampled_command;
     use super::super::sampler::MAX_SAMPLED_COMMAND_BYTES;
@@ -465,7 +465,7 @@ mod command_tests {
 
     fn record(command: &str, secrets: &[&str]) -> String {
         let normalizer = Normalizer::new(&Normalization::default(), &HostValues::default());
-        let mut redactor = Redactor::new(secrets.iter().map(|s| (*s, format!("<redacted-input:{}-bytes>", s.len()))));
+        let mut redactor = Secrets::new(secrets.iter().map(|s| (*s, format!("<redacted-input:{}-bytes>", s.len())))).redactor();
         sampled_command(&sample(command, command.len()), &mut redactor, &normalizer, &[])
     }
 

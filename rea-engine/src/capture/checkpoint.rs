@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::cancel::{Cancel, CancelCause};
-use super::redact::Secrets;
+use crate::secrets::Secrets;
 use super::redact_names::{Checkpoint, redact_snapshot};
 use crate::fs::{Snapshot, SnapshotError};
 use crate::host::Host;

@@ -11,7 +11,7 @@ use super::checkpoint;
 use super::error::{CaptureError, PendingCleanup, snapshot_json};
 use super::owned::{CleanupReport, RunOwnership};
 use super::parts::{Context, FinalStates};
-use super::redact::Secrets;
+use crate::secrets::Secrets;
 use super::redact_names::Checkpoint;
 use super::run::RunOutcome;
 use super::sampler::SamplerResult;

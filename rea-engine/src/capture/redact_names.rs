@@ -17,7 +17,7 @@
 use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet};
 
-use super::redact::{Redactor, Secrets};
+use crate::secrets::{Redactor, Secrets};
 use crate::evidence::{EnumerationOmission, EnumerationOmissionReason, FileState};
 use crate::fs::{Snapshot, utf16_cmp};
 
@@ -153,7 +153,8 @@ mod tests {
     const OTHER: &str = "0ther-Yz";
 
     fn redactor() -> Redactor {
-        Redactor::new([(SECRET, "<redacted-input:9-bytes>".to_owned()), (OTHER, "<redacted-input:9-bytes>".to_owned())])
+        let marker = || "<redacted-input:9-bytes>".to_owned();
+        Secrets::new([(SECRET, marker()), (OTHER, marker())]).redactor()
     }
 
     fn state(path: &str, kind: FileKind, sha256: Option<&str>, target: Option<&str>) -> FileState {
@@ -260,7 +261,7 @@ mod tests {
     fn a_snapshot_without_secrets_to_look_for_is_untouched() {
         let original = snapshot(vec![file(&format!("root_0:{SECRET}"))], Vec::new());
         let mut s = original.clone();
-        assert_eq!(redact_snapshot(&mut s, &mut Redactor::for_events(&[])), 0);
+        assert_eq!(redact_snapshot(&mut s, &mut Secrets::default().redactor()), 0);
         assert_eq!(s, original);
     }
 

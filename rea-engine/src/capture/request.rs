@@ -3,10 +3,10 @@
 use std::ffi::OsString;
 
 use super::error::CaptureError;
-use super::redact::Secrets;
+use crate::secrets::Secrets;
 use crate::BuildInfo;
 use crate::host::{CaptureSupport, Host, RunToken};
-use crate::scenario::{RUN_TOKEN_VARIABLE, ResolvedScenario, Resolver, Scenario};
+use crate::scenario::{Event, RUN_TOKEN_VARIABLE, ResolvedScenario, Resolver, Scenario};
 
 /// What a capture needs besides the host, built by [`prepare`] (or
 /// [`CaptureRequest::new`]); one request serves one capture, whose secrets
@@ -27,9 +27,17 @@ impl CaptureRequest {
     /// A request for `resolved`, its secrets taken from the scenario's
     /// sensitive inputs.
     pub fn new(resolved: ResolvedScenario, host_environment: Vec<(OsString, OsString)>, build: BuildInfo) -> Self {
-        let secrets = Secrets::for_events(&resolved.scenario.events);
+        let secrets = secrets_of(&resolved.scenario.events);
         CaptureRequest { resolved, host_environment, build, secrets }
     }
+}
+
+/// The secrets of the sensitive inputs among `events`.
+fn secrets_of(events: &[Event]) -> Secrets {
+    Secrets::of_inputs(events.iter().filter_map(|e| match e {
+        Event::Input { data, sensitive: true, .. } => Some(data.as_str()),
+        _ => None,
+    }))
 }
 
 /// Prepares a capture: refuses at once on a host that cannot capture, then

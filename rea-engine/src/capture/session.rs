@@ -23,7 +23,7 @@ use super::normalize::{HostValues, Normalizer};
 use super::owned::RunOwnership;
 use super::parts::{Context, Ending, Observation, Owned, Terminal};
 use super::progress::{Phase, ProgressReporter};
-use super::redact::RedactingDecoder;
+use super::decoder::RedactingDecoder;
 use super::redact_names::Checkpoint;
 use super::render;
 use super::request::{CaptureRequest, child_environment};

@@ -56,7 +56,7 @@ use self::queries::{QueryScanner, Reply};
 use self::retain::{RenderedLog, Target};
 use self::screen::Screen;
 use super::normalize::Normalizer;
-use super::redact_screen::ScreenSecrets;
+use crate::secrets::ScreenSecrets;
 use crate::evidence::{RenderedFrame, RenderedTerminalTruncation, ScreenBefore, TerminalQuery};
 
 /// Most pending text, in bytes, before the run loop stops reading the PTY.

@@ -1,6 +1,6 @@
 //! Secret redaction on rendered screens.
 //!
-//! The stream redactor ([`super::redact`]) replaces a sensitive input's text
+//! The stream redactor ([`super::Redactor`]) replaces a sensitive input's text
 //! wherever the program prints it in one piece. A program can also rebuild
 //! it on screen from pieces the stream never shows together (for example
 //! `printf 'X%s\r%s\n' "${x:1}" "${x:0:1}"`: the stream holds `Xz...\rQ`,
@@ -22,11 +22,11 @@
 
 use std::sync::Arc;
 
-use super::redact::SecretSet;
+use super::set::SecretSet;
 use crate::evidence::{RenderedFrame, ScreenLines};
 
 /// The capture's secrets as the renderer looks for them on rendered screens
-/// (see [`Secrets::screens`]); replacements count into the capture's tally.
+/// (see [`super::Secrets::screens`]); replacements count into the capture's tally.
 #[derive(Debug, Clone, Default)]
 pub struct ScreenSecrets {
     inner: Option<Arc<SecretSet>>,
@@ -51,12 +51,6 @@ impl Projection {
 impl ScreenSecrets {
     pub(super) fn new(inner: Option<Arc<SecretSet>>) -> ScreenSecrets {
         ScreenSecrets { inner }
-    }
-
-    /// The secrets of the sensitive inputs among `events`, with their own tally.
-    #[cfg(test)]
-    pub fn for_events(events: &[crate::scenario::Event]) -> ScreenSecrets {
-        super::redact::Secrets::for_events(events).screens()
     }
 
     /// Replacements made on screens so far, by every clone.
@@ -198,5 +192,5 @@ fn skip_escape(chars: &mut std::iter::Peekable<std::str::CharIndices<'_>>) {
 }
 
 #[cfg(test)]
-#[path = "redact_screen_tests.rs"]
+#[path = "screen_tests.rs"]
 mod tests;
