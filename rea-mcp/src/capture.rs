@@ -159,3 +159,53 @@ impl UserError for Internal {
         "Run `rea doctor`, then try again; report the message if it persists.".into()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use rea_engine::BuildInfo;
+    use rea_engine::capture::progress::NullProgress;
+    use rea_engine::testing::fakes::FakeWorld;
+    use serde_json::{Value, json};
+    use tokio_util::sync::CancellationToken;
+
+    use crate::session::Session;
+
+    const BUILD: BuildInfo = BuildInfo { version: "0.0.0-test", revision: None, target: "test" };
+
+    /// Runs a capture of a command that never exits, with `cancel` as the
+    /// request's cancellation, and returns the error document it ends with.
+    fn cancelled_capture(session: &Session, cancel: CancellationToken) -> Value {
+        let scenario = rea_engine::scenario::parse_scenario(json!({"executable": "sh", "settle_ms": 0})).unwrap();
+        let cancellation = super::cancellation(session, cancel);
+        let reply = super::captured(session, scenario, Arc::new(NullProgress), cancellation);
+        assert_eq!(reply.is_error, Some(true));
+        reply.structured_content.expect("an error document")
+    }
+
+    #[test]
+    fn a_client_cancellation_cancels_the_capture_and_says_the_client_did() {
+        let world = FakeWorld::new();
+        let session = Session::new(world.host(), BUILD);
+        let cancel = CancellationToken::new();
+        cancel.cancel();
+        let doc = cancelled_capture(&session, cancel);
+        assert_eq!(doc["code"], "cancelled", "{doc}");
+        assert_eq!(doc["details"]["signal"], "the MCP client (notifications/cancelled)", "{doc}");
+        let message = doc["message"].as_str().unwrap();
+        assert!(message.starts_with("process capture was cancelled by the MCP client"), "{message}");
+        assert_eq!(doc["details"]["cleanup"], "complete", "{doc}");
+    }
+
+    #[test]
+    fn the_end_of_the_session_cancels_the_capture_and_says_so() {
+        let world = FakeWorld::new();
+        let session = Session::new(world.host(), BUILD);
+        session.end();
+        let doc = cancelled_capture(&session, CancellationToken::new());
+        assert_eq!(doc["code"], "cancelled", "{doc}");
+        assert_eq!(doc["details"]["signal"], "the end of the MCP session", "{doc}");
+        assert_eq!(doc["details"]["cleanup"], "complete", "{doc}");
+    }
+}

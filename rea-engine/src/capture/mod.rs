@@ -139,6 +139,8 @@ async fn lifecycle(
 }
 
 #[cfg(test)]
+mod cancel_tests;
+#[cfg(test)]
 mod fit_tests;
 #[cfg(test)]
 mod ownership_tests;

@@ -73,3 +73,40 @@ fn multibyte_secrets_split_inside_a_character_still_match() {
     }
     assert_eq!(run(&mut r, &[text]), "<<R10>>");
 }
+
+#[test]
+fn every_writer_counts_into_the_one_tally_of_the_value_they_were_handed() {
+    let secrets = Secrets::of_inputs(["s3cr3t-X\r", "0ther-Yz\n"]);
+    let (mut stream, mut names, screens) = (secrets.redactor(), secrets.clone().redactor(), secrets.screens());
+    // The terminal stream: two echoes, one split across chunks.
+    let out = run(&mut stream, &["pw: s3cr", "3t-X ok s3cr3t-X"]);
+    assert_eq!(out.matches("<redacted-input:9-bytes>").count(), 2, "{out}");
+    // A name and a command line: one each.
+    assert_eq!(names.whole("dir/s3cr3t-X.txt"), "dir/<redacted-input:9-bytes>.txt");
+    assert_eq!(names.prefix("sh -c s3cr3t-X s3cr"), "sh -c <redacted-input:9-bytes> ");
+    // A rendered screen: one.
+    let mut frame = crate::evidence::RenderedFrame {
+        sequence: 0,
+        at_ms: 0,
+        columns: 20,
+        rows: 1,
+        cursor_x: 0,
+        cursor_y: 0,
+        active_buffer: crate::evidence::ActiveBuffer::Normal,
+        lines: ["s3cr3t-X"].iter().collect(),
+        serialized_state: String::new(),
+    };
+    screens.redact(&mut frame, None);
+    assert_eq!(secrets.redactions(), Redactions { total: 5, on_screens: 1 });
+    assert_eq!(stream.redactions(), 4, "a redactor reads the shared tally of text replacements");
+    let limitation = secrets.limitation().expect("a secret was looked for");
+    assert!(limitation.contains("<redacted-input:N-bytes> 5 times (1 of them on rendered screens"), "{limitation}");
+}
+
+#[test]
+fn no_sensitive_input_means_no_limitation_and_nothing_counted() {
+    let secrets = Secrets::of_inputs([]);
+    assert!(!secrets.is_active());
+    assert_eq!(secrets.redactor().whole("s3cr3t-X"), "s3cr3t-X");
+    assert_eq!((secrets.redactions(), secrets.limitation()), (Redactions::default(), None));
+}
