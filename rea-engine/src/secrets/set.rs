@@ -35,9 +35,10 @@ impl SecretSet {
         let matcher = AhoCorasick::builder()
             .match_kind(MatchKind::LeftmostLongest)
             .build(&secrets)
-            // The scenario bounds its inputs (count and length) far below the
-            // automaton's size limits, so building cannot fail for a valid
-            // scenario; a set that could not match would leak secrets.
+            // A scenario's inputs total at most `MAX_TOTAL_INPUT_BYTES`
+            // (256 KiB), far below the automaton's limits, so building cannot
+            // fail for a valid scenario; an empty set in its place would leak
+            // the secrets.
             .expect("the scenario's bounded sensitive inputs build a matcher");
         Some(SecretSet { matcher, secrets, markers, in_text: AtomicU64::new(0), on_screens: AtomicU64::new(0) })
     }
