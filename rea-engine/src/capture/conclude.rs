@@ -11,6 +11,7 @@ use super::checkpoint;
 use super::error::{CaptureError, PendingCleanup, snapshot_json};
 use super::owned::{CleanupReport, RunOwnership};
 use super::parts::{Context, FinalStates};
+use super::progress::{Disposition, Released, RootState};
 use crate::secrets::Secrets;
 use super::redact_names::Checkpoint;
 use super::run::RunOutcome;
@@ -77,18 +78,18 @@ impl Ended {
         &self,
         report: &CleanupReport,
         outcome: &RunOutcome,
-        terminal_renderer: &'static str,
+        terminal_renderer: Released,
         temporary_root_removed: bool,
     ) -> FinalStates {
         FinalStates {
             disposition: match self {
-                Ended::Cancelled { .. } => "cancelled",
-                Ended::Observed { .. } if report.verified => outcome.reason.as_str(),
-                Ended::Observed { .. } => "failed",
+                Ended::Cancelled { .. } => Disposition::Cancelled,
+                Ended::Observed { .. } if report.verified => outcome.reason.into(),
+                Ended::Observed { .. } => Disposition::Failed,
             },
-            owned_process_group: if report.verified { "cleaned" } else { "failed" },
+            owned_process_group: if report.verified { Released::Cleaned } else { Released::Failed },
             terminal_renderer,
-            temporary_root: if temporary_root_removed { "cleaned" } else { "failed" },
+            temporary_root: RootState::removed(temporary_root_removed),
         }
     }
 

@@ -10,11 +10,11 @@ use super::cancel::Cancel;
 use super::clock::{Clock, after};
 use super::guard::TreeGuard;
 use super::normalize::Normalizer;
-use super::progress::{Counts, ProgressReporter};
+use super::progress::{Counts, Disposition, ProgressReporter, Released, RootState};
 use super::decoder::RedactingDecoder;
 use crate::secrets::Secrets;
 use super::redact_names::Checkpoint;
-use super::render::PinRef;
+use super::render::{PinRef, RendererState};
 use super::request::CaptureRequest;
 use super::sampler::Sampler;
 use super::terminal::TerminalRecorder;
@@ -49,26 +49,35 @@ pub(super) struct Ending {
 impl Ending {
     /// A run that has launched nothing yet and would fail if it ended now.
     pub(super) fn new() -> Ending {
-        Ending { counts: Counts::default(), states: FinalStates::before_launch("failed") }
+        Ending { counts: Counts::default(), states: FinalStates::before_launch(Disposition::Failed) }
+    }
+}
+
+impl From<RendererState> for Released {
+    fn from(state: RendererState) -> Released {
+        match state {
+            RendererState::Cleaned => Released::Cleaned,
+            RendererState::Failed => Released::Failed,
+        }
     }
 }
 
 /// Final states for the terminal progress line.
 pub(super) struct FinalStates {
-    pub(super) disposition: &'static str,
-    pub(super) owned_process_group: &'static str,
-    pub(super) terminal_renderer: &'static str,
-    pub(super) temporary_root: &'static str,
+    pub(super) disposition: Disposition,
+    pub(super) owned_process_group: Released,
+    pub(super) terminal_renderer: Released,
+    pub(super) temporary_root: RootState,
 }
 
 impl FinalStates {
     /// States of a run that ended before anything was launched.
-    pub(super) fn before_launch(disposition: &'static str) -> FinalStates {
+    pub(super) fn before_launch(disposition: Disposition) -> FinalStates {
         FinalStates {
             disposition,
-            owned_process_group: "not_started",
-            terminal_renderer: "not_started",
-            temporary_root: "not_created",
+            owned_process_group: Released::NotStarted,
+            terminal_renderer: Released::NotStarted,
+            temporary_root: RootState::NotCreated,
         }
     }
 

@@ -22,6 +22,7 @@ use super::guard::TreeGuard;
 use super::normalize::{HostValues, Normalizer};
 use super::owned::RunOwnership;
 use super::parts::{Context, Ending, Observation, Owned, Terminal};
+use super::progress::{Disposition, Released, RootState};
 use super::progress::{Phase, ProgressReporter};
 use super::decoder::RedactingDecoder;
 use super::redact_names::Checkpoint;
@@ -60,7 +61,7 @@ impl<'a> Session<'a> {
         before: Checkpoint,
     ) -> Result<Session<'a>, CaptureError> {
         let spawned = spawn(host, request, ending)?;
-        ending.states.owned_process_group = "failed";
+        ending.states.owned_process_group = Released::Failed;
         let Spawned { mut guard, temp, clock } = spawned;
         let limits = request.resolved.scenario.limits;
         let sampler = Sampler::start(Arc::clone(&host.inspector), guard.run.root, clock.launch, limits.processes);
@@ -77,7 +78,7 @@ impl<'a> Session<'a> {
     pub(super) async fn run(&mut self) -> RunOutcome {
         let outcome = Running::new(&mut self.context, &mut self.owned, &mut self.observed).run().await;
         let renderer = self.observed.recorder.stop_renderer();
-        self.context.ending.states.terminal_renderer = renderer.map_or("not_started", render::RendererState::as_str);
+        self.context.ending.states.terminal_renderer = renderer.map_or(Released::NotStarted, Released::from);
         outcome
     }
 
@@ -85,7 +86,7 @@ impl<'a> Session<'a> {
     pub(super) async fn conclude(mut self, outcome: RunOutcome) -> Result<SealedCapture, CaptureError> {
         let counts = self.observed.counts(self.owned.sampler.count());
         self.context.ending.counts = counts;
-        self.context.ending.states.disposition = outcome.reason.as_str();
+        self.context.ending.states.disposition = outcome.reason.into();
         let settled = match outcome.cancelled {
             Some(cause) => Err(cause),
             None => self.settle().await,
@@ -127,7 +128,7 @@ pub(super) async fn before_launch(
 ) -> Result<Checkpoint, CaptureError> {
     let taken = checkpoint::take(host, cancel, &request.resolved, &request.secrets).await;
     if let Some(cause) = taken.cancelled {
-        ending.states.disposition = "cancelled";
+        ending.states.disposition = Disposition::Cancelled;
         return Err(CaptureError::Cancelled {
             cause,
             cleanup: Box::new(super::owned::CleanupReport { verified: true, ..Default::default() }),
@@ -148,7 +149,7 @@ fn spawn(host: &crate::host::Host, request: &CaptureRequest, ending: &mut Ending
         builder.permissions(permissions);
     }
     let temp = builder.tempdir().map_err(|e| {
-        ending.states.temporary_root = "failed";
+        ending.states.temporary_root = RootState::Failed;
         CaptureError::TemporaryRoot(e)
     })?;
     let spec = SpawnSpec {
@@ -165,7 +166,7 @@ fn spawn(host: &crate::host::Host, request: &CaptureRequest, ending: &mut Ending
     let process = match host.pty.spawn(&spec) {
         Ok(p) => p,
         Err(e) => {
-            ending.states.temporary_root = if temp.close().is_ok() { "cleaned" } else { "failed" };
+            ending.states.temporary_root = RootState::removed(temp.close().is_ok());
             return Err(CaptureError::Spawn(e));
         }
     };
