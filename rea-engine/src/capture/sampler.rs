@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::host::{Pid, ProcessIdentity, ProcessInspector, StartTime};
+use crate::host::{Pid, ProcessIdentity, ProcessInspector, ProcessRow, StartTime};
 
 /// Sampling interval.
 pub(super) const INTERVAL: Duration = Duration::from_millis(50);
@@ -211,29 +211,37 @@ impl Walker {
                 Ok(children) => queue.extend(children.into_iter().map(|c| (c, Some(pid)))),
                 Err(e) => pass.failures.push(format!("children of process {pid}: {e}")),
             }
-            // Compared in place: the command is copied only when it is recorded.
-            let unchanged = self.last.get(&pid.0).is_some_and(|(start, parent, command, group, session)| {
-                (*start, *parent, *group, *session) == (row.start, row.parent.0, row.group.0, row.session.0)
-                    && *command == row.command
-            });
-            if unchanged {
-                continue;
+            if let Some(sample) = self.changed(pid, row, at_ms) {
+                pass.rows.push(sample);
             }
-            self.last.insert(pid.0, (row.start, row.parent.0, row.command.clone(), row.group.0, row.session.0));
-            let command_bytes = row.command.len();
-            let mut command = row.command;
-            command.truncate(command.floor_char_boundary(KEPT_COMMAND_BYTES));
-            pass.rows.push(RawSample {
-                at_ms,
-                pid: pid.0,
-                parent: row.parent.0,
-                command,
-                command_bytes,
-                group: row.group.0,
-                session: row.session.0,
-                recorded: Instant::now(),
-            });
         }
         pass
+    }
+
+    /// The sample of `row`, unless the process looks as it did in the last
+    /// sample recorded for `pid`.
+    fn changed(&mut self, pid: Pid, row: ProcessRow, at_ms: u64) -> Option<RawSample> {
+        // Compared in place: the command is copied only when it is recorded.
+        let unchanged = self.last.get(&pid.0).is_some_and(|(start, parent, command, group, session)| {
+            (*start, *parent, *group, *session) == (row.start, row.parent.0, row.group.0, row.session.0)
+                && *command == row.command
+        });
+        if unchanged {
+            return None;
+        }
+        self.last.insert(pid.0, (row.start, row.parent.0, row.command.clone(), row.group.0, row.session.0));
+        let command_bytes = row.command.len();
+        let mut command = row.command;
+        command.truncate(command.floor_char_boundary(KEPT_COMMAND_BYTES));
+        Some(RawSample {
+            at_ms,
+            pid: pid.0,
+            parent: row.parent.0,
+            command,
+            command_bytes,
+            group: row.group.0,
+            session: row.session.0,
+            recorded: Instant::now(),
+        })
     }
 }
