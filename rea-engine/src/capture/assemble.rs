@@ -143,6 +143,7 @@ impl Assembly<'_> {
         let (before, after) = (observed.before.snapshot, verdict.after.snapshot);
         let filesystem_effects = if selected { crate::fs::effects(&before, &after) } else { Vec::new() };
         let sampling_partial = sampled.limit_reached || sampled.failures > 0;
+        let limitations = limitations(sampling_partial, &t, redaction, verdict.cleanup.unverified_processes.len());
         let truncation_details = TruncationDetails {
             raw_terminal: t.raw,
             normalized_terminal: Some(t.normalized),
@@ -152,9 +153,6 @@ impl Assembly<'_> {
             process: process_truncation(scenario, &sampled, sampling_partial, process_samples.len()),
             document: None,
         };
-        let mut limitations = limitations(sampling_partial, t.renderer_state, redaction);
-        limitations.extend(t.replies_capped.then(replies_capped_limitation));
-        limitations.extend(unlisted_limitation(verdict.cleanup.unverified_processes.len()));
         let mechanism = context.host.verifier.mechanism();
         let mut record = CaptureRecord {
             schema_version: CAPTURE_SCHEMA_VERSION,
@@ -331,16 +329,18 @@ fn settlement((state, elapsed_ms): (SettlementState, u64)) -> Settlement {
 }
 
 /// The record's limitations, in a fixed order.
-fn limitations(sampling_partial: bool, renderer: RendererState, redaction: Option<String>) -> Vec<String> {
+fn limitations(sampling_partial: bool, t: &TerminalPart, redaction: Option<String>, unverified: usize) -> Vec<String> {
     let mut limitations = vec![LIMIT_SAMPLED.to_owned()];
     if sampling_partial {
         limitations.push(LIMIT_SAMPLING_PARTIAL.to_owned());
     }
     limitations.extend([LIMIT_SNAPSHOTS, LIMIT_NETWORK, LIMIT_ENVIRONMENT].map(str::to_owned));
-    if renderer == RendererState::Failed {
+    if t.renderer_state == RendererState::Failed {
         limitations.push(LIMIT_RENDERER_FAILED.to_owned());
     }
     limitations.extend(redaction);
+    limitations.extend(t.replies_capped.then(replies_capped_limitation));
+    limitations.extend(unlisted_limitation(unverified));
     limitations
 }
 
