@@ -520,7 +520,10 @@ impl fmt::Debug for Interrupts {
 impl Stream for Interrupts {
     type Item = InterruptSignal;
 
-    fn poll_next(mut self: Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<Option<InterruptSignal>> {
+    fn poll_next(
+        mut self: Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<InterruptSignal>> {
         self.0.as_mut().poll_next(cx)
     }
 }

@@ -9,7 +9,6 @@ use super::conclude::Concluded;
 use super::normalize::{Normalizer, replace_number};
 use super::owned::CleanupReport;
 use super::parts::{Collection, Context, Observation};
-use crate::secrets::Redactor;
 use super::render::{EMULATOR, RendererState};
 use super::run::RunOutcome;
 use super::sampler::{MAX_SAMPLED_COMMAND_BYTES, RawSample, SamplerResult};
@@ -23,6 +22,7 @@ use crate::evidence::{
 use crate::evidence::{OwnedGroupOutcome, ProcessCoverage, RendererOutcome, ResidualScope, TemporaryRootOutcome};
 use crate::host::ExitStatus;
 use crate::scenario::{comparison_contract, normalization_projection, scenario_commitment};
+use crate::secrets::Redactor;
 
 /// Always-present limitation: sampling misses short-lived processes.
 pub(super) const LIMIT_SAMPLED: &str = "Process trees are sampled and may omit short-lived descendants.";
@@ -220,7 +220,16 @@ fn terminal_part(
     for (event, screen) in interaction_events.iter_mut().zip(screens_before) {
         event.screen_before = screen;
     }
-    TerminalPart { frames, rendered_frames, interaction_events, raw, normalized, rendered, renderer_state, replies_capped }
+    TerminalPart {
+        frames,
+        rendered_frames,
+        interaction_events,
+        raw,
+        normalized,
+        rendered,
+        renderer_state,
+        replies_capped,
+    }
 }
 
 /// The process dimension's accounting.
@@ -442,11 +451,11 @@ mod command_tests {
     use std::time::Instant;
 
     use super::super::normalize::{HostValues, Normalizer};
-    use crate::secrets::Secrets;
+    use super::super::sampler::MAX_SAMPLED_COMMAND_BYTES;
     use super::super::sampler::{KEPT_COMMAND_BYTES, RawSample};
     use super::sampled_command;
-    use super::super::sampler::MAX_SAMPLED_COMMAND_BYTES;
     use crate::scenario::Normalization;
+    use crate::secrets::Secrets;
 
     fn sample(command: &str, read: usize) -> RawSample {
         let mut command = command.to_owned();
@@ -465,7 +474,8 @@ mod command_tests {
 
     fn record(command: &str, secrets: &[&str]) -> String {
         let normalizer = Normalizer::new(&Normalization::default(), &HostValues::default());
-        let mut redactor = Secrets::new(secrets.iter().map(|s| (*s, format!("<redacted-input:{}-bytes>", s.len())))).redactor();
+        let mut redactor =
+            Secrets::new(secrets.iter().map(|s| (*s, format!("<redacted-input:{}-bytes>", s.len())))).redactor();
         sampled_command(&sample(command, command.len()), &mut redactor, &normalizer, &[])
     }
 

@@ -5,11 +5,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::cancel::{Cancel, CancelCause};
-use crate::secrets::Secrets;
 use super::redact_names::{Checkpoint, redact_snapshot};
 use crate::fs::{Snapshot, SnapshotError};
 use crate::host::Host;
 use crate::scenario::ResolvedScenario;
+use crate::secrets::Secrets;
 
 /// A checkpoint, or what a stopped snapshot had seen, with the cause that
 /// stopped it.

@@ -12,12 +12,12 @@ use super::error::{CaptureError, PendingCleanup, snapshot_json};
 use super::owned::{CleanupReport, RunOwnership};
 use super::parts::{Context, FinalStates};
 use super::progress::{Disposition, Released, RootState};
-use crate::secrets::Secrets;
 use super::redact_names::Checkpoint;
 use super::run::RunOutcome;
 use super::sampler::SamplerResult;
 use crate::evidence::SettlementState;
 use crate::fs::SnapshotError;
+use crate::secrets::Secrets;
 
 /// How the command's end was observed, before cleanup.
 pub(super) enum Ended {

@@ -48,4 +48,3 @@ impl RedactingDecoder {
         self.utf8.take_invalid()
     }
 }
-

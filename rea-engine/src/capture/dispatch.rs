@@ -125,7 +125,13 @@ impl Dispatch {
     }
 
     /// Starts every scripted event that is due at `now`, one at a time.
-    pub(super) fn dispatch_due(&mut self, now: Instant, context: &Context<'_>, owned: &Owned, observed: &mut Observation) {
+    pub(super) fn dispatch_due(
+        &mut self,
+        now: Instant,
+        context: &Context<'_>,
+        owned: &Owned,
+        observed: &mut Observation,
+    ) {
         let events = &context.request.resolved.scenario.events;
         while self.idle() && self.next_event < events.len() {
             let event = &events[self.next_event];

@@ -168,4 +168,3 @@ pub(super) fn snapshot_json(s: &Snapshot) -> Value {
 pub(super) fn serialization_error(e: serde_json::Error) -> CaptureError {
     CaptureError::Host(HostError::Io { op: "serialize the capture", source: std::io::Error::other(e) })
 }
-

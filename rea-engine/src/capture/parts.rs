@@ -8,11 +8,10 @@ use futures_lite::{AsyncRead, AsyncWrite};
 
 use super::cancel::Cancel;
 use super::clock::{Clock, after};
+use super::decoder::RedactingDecoder;
 use super::guard::TreeGuard;
 use super::normalize::Normalizer;
 use super::progress::{Counts, Disposition, ProgressReporter, Released, RootState};
-use super::decoder::RedactingDecoder;
-use crate::secrets::Secrets;
 use super::redact_names::Checkpoint;
 use super::render::{PinRef, RendererState};
 use super::request::CaptureRequest;
@@ -20,6 +19,7 @@ use super::sampler::Sampler;
 use super::terminal::TerminalRecorder;
 use crate::evidence::InteractionEvent;
 use crate::host::{BoxFuture, ExitStatus, Host, HostError};
+use crate::secrets::Secrets;
 
 /// Where the capture runs: the host, the request, what cancels it, its
 /// clock, and where its progress goes.
@@ -148,11 +148,7 @@ pub(super) struct Observation {
 impl Observation {
     /// What progress reports, with the sampler's count.
     pub(super) fn counts(&self, samples: u64) -> Counts {
-        Counts {
-            frames: self.recorder.frame_count() as u64,
-            samples,
-            interactions: self.interactions.len() as u64,
-        }
+        Counts { frames: self.recorder.frame_count() as u64, samples, interactions: self.interactions.len() as u64 }
     }
 
     /// Pins the screen an event sees now.

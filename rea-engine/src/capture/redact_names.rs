@@ -17,9 +17,9 @@
 use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet};
 
-use crate::secrets::{Redactor, Secrets};
 use crate::evidence::{EnumerationOmission, EnumerationOmissionReason, FileState};
 use crate::fs::{Snapshot, utf16_cmp};
+use crate::secrets::{Redactor, Secrets};
 
 /// A filesystem checkpoint as the record keeps it: the snapshot with the
 /// sensitive inputs' text replaced in its names (counted in the capture's

@@ -3,10 +3,10 @@
 use std::ffi::OsString;
 
 use super::error::CaptureError;
-use crate::secrets::Secrets;
 use crate::BuildInfo;
 use crate::host::{CaptureSupport, Host, RunToken};
 use crate::scenario::{Event, RUN_TOKEN_VARIABLE, ResolvedScenario, Resolver, Scenario};
+use crate::secrets::Secrets;
 
 /// What a capture needs besides the host, built by [`prepare`] (or
 /// [`CaptureRequest::new`]); one request serves one capture, whose secrets
@@ -85,4 +85,3 @@ pub fn child_environment(
     env.push((RUN_TOKEN_VARIABLE.into(), token.as_str().into()));
     env
 }
-

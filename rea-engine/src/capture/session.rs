@@ -17,6 +17,7 @@ use super::cancel::Cancel;
 use super::checkpoint;
 use super::clock::Clock;
 use super::conclude::{Concluded, Ended};
+use super::decoder::RedactingDecoder;
 use super::error::{CaptureError, serialization_error};
 use super::guard::TreeGuard;
 use super::normalize::{HostValues, Normalizer};
@@ -24,7 +25,6 @@ use super::owned::RunOwnership;
 use super::parts::{Context, Ending, Observation, Owned, Terminal};
 use super::progress::{Disposition, Released, RootState};
 use super::progress::{Phase, ProgressReporter};
-use super::decoder::RedactingDecoder;
 use super::redact_names::Checkpoint;
 use super::render;
 use super::request::{CaptureRequest, child_environment};
@@ -190,8 +190,12 @@ fn observe(request: &CaptureRequest, run: &RunOwnership, temp: &tempfile::TempDi
     let input_normalizer =
         Normalizer::new(&scenario.normalization, &HostValues { temporary_root: None, pid: None, ..host_values });
     let limits = scenario.limits;
-    let recorder =
-        TerminalRecorder::new(normalizer.clone(), limits.output_bytes, limits.frames, scenario.normalization.time_bucket_ms);
+    let recorder = TerminalRecorder::new(
+        normalizer.clone(),
+        limits.output_bytes,
+        limits.frames,
+        scenario.normalization.time_bucket_ms,
+    );
     Observation {
         secrets: request.secrets.clone(),
         normalizer,

@@ -23,7 +23,6 @@ pub const PATTERN_NORMALIZATION_VERSION: &str = "literal-replacements-v1";
 /// Committed terminal-reply profile, present while `terminal.answer_queries` is true.
 pub const TERMINAL_QUERY_REPLIES: &str = "xterm-v1";
 
-
 /// The normalization object as committed and recorded in a capture.
 pub fn normalization_projection(n: &Normalization) -> Value {
     let mut m = Map::new();

@@ -107,4 +107,3 @@ fn undecided_tail(secrets: &[String], text: &str) -> usize {
         })
         .map_or(0, |i| bytes.len() - i)
 }
-

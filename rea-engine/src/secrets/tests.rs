@@ -2,7 +2,6 @@ use std::borrow::Cow;
 
 use super::*;
 
-
 fn redactor(secrets: &[&str]) -> Redactor {
     Secrets::new(secrets.iter().map(|s| (*s, format!("<R{}>", s.len())))).redactor()
 }
