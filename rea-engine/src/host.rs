@@ -464,25 +464,16 @@ pub struct Check {
     pub remediation: Option<String>,
 }
 
-/// A signal to `rea` itself that cancels a running capture.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum InterruptSignal {
-    /// Interrupt (Ctrl-C).
-    SIGINT,
-    /// Termination request.
-    SIGTERM,
-    /// Hang-up of `rea`'s terminal.
-    SIGHUP,
-}
-
-impl InterruptSignal {
-    /// The signal's name, as cancellation reports it.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            InterruptSignal::SIGINT => "SIGINT",
-            InterruptSignal::SIGTERM => "SIGTERM",
-            InterruptSignal::SIGHUP => "SIGHUP",
-        }
+crate::evidence::vocabulary! {
+    /// A signal to `rea` itself that cancels a running capture; the name is
+    /// what the cancellation reports.
+    InterruptSignal {
+        /// Interrupt (Ctrl-C).
+        SIGINT = "SIGINT",
+        /// Termination request.
+        SIGTERM = "SIGTERM",
+        /// Hang-up of `rea`'s terminal.
+        SIGHUP = "SIGHUP",
     }
 }
 
