@@ -18,6 +18,7 @@ pub mod input;
 pub mod keys;
 pub mod path;
 pub mod scenario;
+pub mod secrets;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
 

@@ -16,7 +16,7 @@ use std::task::{Context, Poll, Waker};
 use futures_lite::{AsyncRead, AsyncWrite};
 
 use crate::host::{
-    BoxFuture, CaptureSupport, Check, Descendants, ExitStatus, Host, HostError, Interrupts, OwnedProcess, Ownership,
+    BoxFuture, CaptureSupport, Check, Descendants, ExitStatus, Host, HostError, NoInterrupts, OwnedProcess, Ownership,
     OwnershipClaim, OwnershipVerifier, Pid, ProcessIdentity, ProcessInspector, ProcessRow, ProcessTable, Proof,
     PtyBackend, PtyProcess, SignalError, SpawnSpec, StartTime, TermSize,
 };
@@ -262,7 +262,7 @@ impl FakeWorld {
             verifier: fake,
             fs: Arc::new(super::StdFs),
             diagnose: Vec::<Check>::new,
-            interrupts: || Ok(Interrupts::never()),
+            interrupts: Arc::new(NoInterrupts),
             open_input: crate::input::open_input_portable,
         }
     }
