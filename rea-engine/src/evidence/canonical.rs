@@ -109,9 +109,12 @@ pub(super) fn write_sorted_object(
     w.write_all(b"}").map_err(serde_json::Error::io)
 }
 
-/// Writes the canonical JSON of one typed value (converted to JSON whole).
-pub(super) fn write_typed<T: Serialize>(value: &T, w: &mut dyn Write) -> Result<(), serde_json::Error> {
-    write_value(&serde_json::to_value(value)?, w)
+/// Writes the canonical JSON of one typed value, written straight from the
+/// type (no JSON value tree) and handed to `w` whole.
+pub(super) fn write_typed<T: Serialize + ?Sized>(value: &T, w: &mut dyn Write) -> Result<(), serde_json::Error> {
+    let mut text = Vec::new();
+    super::jcs::append(value, &mut text)?;
+    w.write_all(&text).map_err(serde_json::Error::io)
 }
 
 /// Writes the canonical JSON of an array of typed items, one item at a time.
@@ -153,13 +156,18 @@ fn write_value<W: Write + ?Sized>(value: &Value, w: &mut W) -> Result<(), serde_
             }
             w.write_all(b"]").map_err(serde_json::Error::io)
         }
+        Value::String(text) => {
+            let mut quoted = Vec::with_capacity(text.len() + 2);
+            super::jcs::append_str(text, &mut quoted);
+            w.write_all(&quoted).map_err(serde_json::Error::io)
+        }
         scalar => serde_json_canonicalizer::to_writer(scalar, &mut &mut *w),
     }
 }
 
 /// RFC 8785 member order: the keys' UTF-16 code units. For ASCII keys (all
 /// of rea's own) that is their byte order, compared without re-encoding.
-fn utf16_order(a: &str, b: &str) -> std::cmp::Ordering {
+pub(super) fn utf16_order(a: &str, b: &str) -> std::cmp::Ordering {
     if a.is_ascii() && b.is_ascii() { a.cmp(b) } else { a.encode_utf16().cmp(b.encode_utf16()) }
 }
 
