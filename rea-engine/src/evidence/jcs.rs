@@ -11,6 +11,9 @@
 //! doubles printed as their digits; every other number is formatted by the
 //! canonicalizer crate itself.
 
+use std::borrow::Cow;
+use std::ops::Range;
+
 use serde::Serialize;
 use serde::ser::{self, Impossible};
 
@@ -45,32 +48,56 @@ pub(crate) fn append<T: Serialize + ?Sized>(value: &T, out: &mut Vec<u8>) -> Res
 /// The largest magnitude up to which every integer is an exact double.
 const EXACT: u64 = 1 << 53;
 
-/// Appends `s` as a JSON string, escaped the RFC 8785 way.
-pub(crate) fn append_str(s: &str, out: &mut Vec<u8>) {
+/// Whether any of the eight bytes of `word` needs escaping: a C0 control,
+/// `"` or `\\` (exact as a yes/no answer; bytes of 0x80 and above never
+/// match, since their high bit is cleared by the `!word` terms).
+fn word_needs_escape(word: u64) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let zero_byte = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
+    let control = word.wrapping_sub(ONES * 0x20) & !word & HIGH;
+    control | zero_byte(word ^ (ONES * u64::from(b'"'))) | zero_byte(word ^ (ONES * u64::from(b'\\'))) != 0
+}
+
+/// The escape of byte `b` in a JSON string, if it needs one.
+fn escape(b: u8) -> Option<[u8; 6]> {
     const HEX: &[u8; 16] = b"0123456789abcdef";
+    let short = |c: u8| Some([b'\\', c, 0, 0, 0, 0]);
+    match b {
+        b'"' => short(b'"'),
+        b'\\' => short(b'\\'),
+        0x08 => short(b'b'),
+        0x09 => short(b't'),
+        0x0a => short(b'n'),
+        0x0c => short(b'f'),
+        0x0d => short(b'r'),
+        0x00..=0x1f => Some([b'\\', b'u', b'0', b'0', HEX[usize::from(b >> 4)], HEX[usize::from(b & 0xf)]]),
+        _ => None,
+    }
+}
+
+/// Appends `s` as a JSON string, escaped the RFC 8785 way. Runs without an
+/// escape are skipped eight bytes at a time and copied whole.
+pub(crate) fn append_str(s: &str, out: &mut Vec<u8>) {
     let bytes = s.as_bytes();
     out.reserve(bytes.len() + 2);
     out.push(b'"');
-    let mut start = 0;
-    for (i, &b) in bytes.iter().enumerate() {
-        let short: &[u8] = match b {
-            b'"' => b"\\\"",
-            b'\\' => b"\\\\",
-            0x08 => b"\\b",
-            0x09 => b"\\t",
-            0x0a => b"\\n",
-            0x0c => b"\\f",
-            0x0d => b"\\r",
-            0x00..=0x1f => b"",
-            _ => continue,
-        };
-        out.extend_from_slice(&bytes[start..i]);
-        start = i + 1;
-        if short.is_empty() {
-            out.extend_from_slice(&[b'\\', b'u', b'0', b'0', HEX[usize::from(b >> 4)], HEX[usize::from(b & 0xf)]]);
-        } else {
-            out.extend_from_slice(short);
+    let (mut start, mut i) = (0, 0);
+    while i < bytes.len() {
+        if let Some(word) = bytes.get(i..i + 8) {
+            let word = u64::from_le_bytes([word[0], word[1], word[2], word[3], word[4], word[5], word[6], word[7]]);
+            if !word_needs_escape(word) {
+                i += 8;
+                continue;
+            }
         }
+        if let Some(escaped) = escape(bytes[i]) {
+            out.extend_from_slice(&bytes[start..i]);
+            let len = if escaped[1] == b'u' { 6 } else { 2 };
+            out.extend_from_slice(&escaped[..len]);
+            start = i + 1;
+        }
+        i += 1;
     }
     out.extend_from_slice(&bytes[start..]);
     out.push(b'"');
@@ -87,9 +114,10 @@ fn append_int<T: Serialize + std::fmt::Display>(value: T, magnitude: u128, out: 
     }
 }
 
-/// Orders `members` (key text without quotes, canonical value) the RFC 8785
+/// Orders `members` (key text without quotes, where its canonical value
+/// lies in `values`) the RFC 8785
 /// way, keeps the last of equal keys, and appends the object.
-fn append_object(mut members: Vec<(String, Vec<u8>)>, out: &mut Vec<u8>) {
+fn append_object(mut members: Vec<(Cow<'static, str>, Range<usize>)>, values: &[u8], out: &mut Vec<u8>) {
     // Stable, so among equal keys the last written stays last.
     members.sort_by(|(a, _), (b, _)| super::canonical::utf16_order(a, b));
     out.push(b'{');
@@ -104,7 +132,7 @@ fn append_object(mut members: Vec<(String, Vec<u8>)>, out: &mut Vec<u8>) {
         first = false;
         append_str(key, out);
         out.push(b':');
-        out.extend_from_slice(value);
+        out.extend_from_slice(&values[value.clone()]);
     }
     out.push(b'}');
 }
@@ -121,10 +149,12 @@ struct Seq<'a> {
     close_variant: bool,
 }
 
-/// An object being gathered, to be ordered when it ends.
+/// An object being gathered, to be ordered when it ends: its members'
+/// canonical values are written one after another into one buffer.
 struct Object<'a> {
     out: &'a mut Vec<u8>,
-    members: Vec<(String, Vec<u8>)>,
+    members: Vec<(Cow<'static, str>, Range<usize>)>,
+    values: Vec<u8>,
     key: Option<String>,
     /// Set for a struct variant: the variant name wrapping the object.
     variant: Option<&'static str>,
@@ -149,21 +179,22 @@ impl<'a> Seq<'a> {
 
 impl<'a> Object<'a> {
     fn new(out: &'a mut Vec<u8>, variant: Option<&'static str>) -> Object<'a> {
-        Object { out, members: Vec::new(), key: None, variant }
+        Object { out, members: Vec::new(), values: Vec::new(), key: None, variant }
     }
-    fn member<T: Serialize + ?Sized>(&mut self, key: String, value: &T) -> Result<(), JcsError> {
-        let mut text = Vec::new();
-        append(value, &mut text)?;
-        self.members.push((key, text));
+    fn member<T: Serialize + ?Sized>(&mut self, key: Cow<'static, str>, value: &T) -> Result<(), JcsError> {
+        let start = self.values.len();
+        append(value, &mut self.values)?;
+        self.members.push((key, start..self.values.len()));
         Ok(())
     }
     fn finish(self) -> Result<(), JcsError> {
         match self.variant {
-            None => append_object(self.members, self.out),
+            None => append_object(self.members, &self.values, self.out),
             Some(variant) => {
                 let mut inner = Vec::new();
-                append_object(self.members, &mut inner);
-                append_object(vec![(variant.to_owned(), inner)], self.out);
+                append_object(self.members, &self.values, &mut inner);
+                let whole = 0..inner.len();
+                append_object(vec![(Cow::Borrowed(variant), whole)], &inner, self.out);
             }
         }
         Ok(())
@@ -258,7 +289,7 @@ impl<'a> ser::Serializer for Jcs<'a> {
         value: &T,
     ) -> Result<(), JcsError> {
         let mut object = Object::new(self.out, None);
-        object.member(variant.to_owned(), value)?;
+        object.member(Cow::Borrowed(variant), value)?;
         object.finish()
     }
     fn serialize_seq(self, _: Option<usize>) -> Result<Seq<'a>, JcsError> {
@@ -354,7 +385,7 @@ impl ser::SerializeMap for Object<'_> {
     }
     fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), JcsError> {
         let key = self.key.take().ok_or_else(|| JcsError("a map value without its key".into()))?;
-        self.member(key, value)
+        self.member(Cow::Owned(key), value)
     }
     fn end(self) -> Result<(), JcsError> {
         self.finish()
@@ -365,7 +396,7 @@ impl ser::SerializeStruct for Object<'_> {
     type Ok = ();
     type Error = JcsError;
     fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), JcsError> {
-        self.member(key.to_owned(), value)
+        self.member(Cow::Borrowed(key), value)
     }
     fn end(self) -> Result<(), JcsError> {
         self.finish()
@@ -376,7 +407,7 @@ impl ser::SerializeStructVariant for Object<'_> {
     type Ok = ();
     type Error = JcsError;
     fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), JcsError> {
-        self.member(key.to_owned(), value)
+        self.member(Cow::Borrowed(key), value)
     }
     fn end(self) -> Result<(), JcsError> {
         self.finish()
@@ -577,6 +608,22 @@ mod tests {
         for case in 0..5000 {
             let v = g.value(4);
             assert_eq!(direct_form(&v), crate_form(&v), "case {case}: {v}");
+        }
+    }
+
+    /// Every byte value that can stand in UTF-8 text, at every offset of a
+    /// string longer than the eight-byte scan, alone and beside others.
+    #[test]
+    fn every_character_at_every_offset_is_escaped_as_the_canonicalizer_does() {
+        let specials: Vec<char> = (0u8..0x80).map(char::from).chain(['é', '€', '😀', '\u{2028}']).collect();
+        for c in specials {
+            for offset in 0..20 {
+                let text: String = "abcdefghijklmnopqrst".chars().take(offset).chain([c]).chain("uvwxyz0123".chars()).collect();
+                let doubled = format!("{text}{c}{c}{text}");
+                for t in [text, doubled] {
+                    assert_eq!(direct_form(&t), crate_form(&t), "{t:?}");
+                }
+            }
         }
     }
 
