@@ -117,16 +117,23 @@ pub(super) fn write_typed<T: Serialize + ?Sized>(value: &T, w: &mut dyn Write) -
     w.write_all(&text).map_err(serde_json::Error::io)
 }
 
-/// Writes the canonical JSON of an array of typed items, one item at a time.
+/// Writes the canonical JSON of an array of typed items, one item at a time,
+/// through one reused buffer handed on in large slices.
 pub(super) fn write_typed_items<T: Serialize>(items: &[T], w: &mut dyn Write) -> Result<(), serde_json::Error> {
-    w.write_all(b"[").map_err(serde_json::Error::io)?;
+    let mut text = Vec::with_capacity(HASH_BUFFER);
+    text.push(b'[');
     for (i, item) in items.iter().enumerate() {
         if i > 0 {
-            w.write_all(b",").map_err(serde_json::Error::io)?;
+            text.push(b',');
         }
-        write_typed(item, w)?;
+        super::jcs::append(item, &mut text)?;
+        if text.len() >= HASH_BUFFER {
+            w.write_all(&text).map_err(serde_json::Error::io)?;
+            text.clear();
+        }
     }
-    w.write_all(b"]").map_err(serde_json::Error::io)
+    text.push(b']');
+    w.write_all(&text).map_err(serde_json::Error::io)
 }
 
 fn write_members<W: Write + ?Sized>(mut members: Vec<(&str, &Value)>, w: &mut W) -> Result<(), serde_json::Error> {
