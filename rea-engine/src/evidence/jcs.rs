@@ -571,8 +571,22 @@ mod tests {
             self.next() % n
         }
         fn text(&mut self) -> String {
-            const PIECES: &[&str] =
-                &["a", "Z", " ", "\"", "\\", "/", "\u{1b}[0m", "\u{7f}", "\u{80}", "é", "€", "😀", "\u{2028}", "\u{fb33}"];
+            const PIECES: &[&str] = &[
+                "a",
+                "Z",
+                " ",
+                "\"",
+                "\\",
+                "/",
+                "\u{1b}[0m",
+                "\u{7f}",
+                "\u{80}",
+                "é",
+                "€",
+                "😀",
+                "\u{2028}",
+                "\u{fb33}",
+            ];
             (0..self.below(12))
                 .map(|_| match self.below(3) {
                     0 => char::from(self.below(0x20) as u8).to_string(),
@@ -618,7 +632,8 @@ mod tests {
         let specials: Vec<char> = (0u8..0x80).map(char::from).chain(['é', '€', '😀', '\u{2028}']).collect();
         for c in specials {
             for offset in 0..20 {
-                let text: String = "abcdefghijklmnopqrst".chars().take(offset).chain([c]).chain("uvwxyz0123".chars()).collect();
+                let text: String =
+                    "abcdefghijklmnopqrst".chars().take(offset).chain([c]).chain("uvwxyz0123".chars()).collect();
                 let doubled = format!("{text}{c}{c}{text}");
                 for t in [text, doubled] {
                     assert_eq!(direct_form(&t), crate_form(&t), "{t:?}");
