@@ -1,8 +1,10 @@
 //! RFC 8785 (JCS) canonical JSON and the digests built on it.
 //!
-//! Canonicalization is delegated to `serde_json_canonicalizer`, a maintained
-//! RFC 8785 implementation (UTF-16 key order, ECMAScript number and string
-//! forms); the tests below pin it to the RFC's own vectors.
+//! Canonicalization of whole values is delegated to `serde_json_canonicalizer`,
+//! a maintained RFC 8785 implementation (UTF-16 key order, ECMAScript number
+//! and string forms); the tests below pin it to the RFC's own vectors. Large
+//! typed records are written by [`super::jcs`] instead, straight from their
+//! types, tested equal to the crate's output.
 
 use std::io::Write;
 
