@@ -232,7 +232,12 @@ pub fn read_capped(what: &'static str, path: &Path, open: OpenInput) -> Result<V
         OpenedInput::Regular(file) => file,
         OpenedInput::NotRegular(kind) => return Err(InputError::NotRegular { what, path: path.to_owned(), kind }),
     };
-    let mut bytes = Vec::new();
+    // The file's size, when known, sizes the buffer once (no regrowth and
+    // copies of a large capture); reading still stops at the cap.
+    let mut bytes = match file.metadata() {
+        Ok(meta) => Vec::with_capacity(usize::try_from(meta.len().min(MAX_INPUT_BYTES) + 1).unwrap_or(0)),
+        Err(_) => Vec::new(),
+    };
     file.take(MAX_INPUT_BYTES + 1).read_to_end(&mut bytes).map_err(unreadable)?;
     if bytes.len() as u64 > MAX_INPUT_BYTES {
         return Err(InputError::TooLarge { what, path: path.to_owned(), size: bytes.len() as u64 });

@@ -4,7 +4,6 @@
 //! value tree (as [`crate::evidence::SealedCapture`] is).
 
 use serde::Serialize;
-use serde::ser::SerializeMap;
 use serde_json::Value;
 
 use super::diff::{Difference, Location, TimingDelta};
@@ -195,37 +194,37 @@ impl FirstDivergence {
     }
 }
 
-/// As the format writes it: a found divergence's fields then `status`;
-/// otherwise `status` first.
+/// `first_divergence` as the format writes it: a found divergence's fields
+/// then `status`; otherwise `status` first.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum WireDivergence<'a> {
+    Found {
+        #[serde(flatten)]
+        divergence: &'a Divergence,
+        status: DivergenceStatus,
+    },
+    None {
+        status: DivergenceStatus,
+    },
+    Unknown {
+        status: DivergenceStatus,
+        reason: &'a DivergenceGap,
+        earliest_observed_difference: &'a Option<Divergence>,
+    },
+}
+
 impl Serialize for FirstDivergence {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let status = self.status();
         match self {
-            FirstDivergence::Found(d) => {
-                let mut map = s.serialize_map(None)?;
-                map.serialize_entry("dimension", &d.dimension)?;
-                map.serialize_entry("segment", &d.segment)?;
-                map.serialize_entry("path", &d.path)?;
-                map.serialize_entry("left", &d.left)?;
-                map.serialize_entry("right", &d.right)?;
-                if let Some(location) = &d.location {
-                    map.serialize_entry("location", location)?;
-                }
-                map.serialize_entry("status", &DivergenceStatus::Found)?;
-                map.end()
-            }
-            FirstDivergence::None => {
-                let mut map = s.serialize_map(Some(1))?;
-                map.serialize_entry("status", &DivergenceStatus::None)?;
-                map.end()
-            }
+            FirstDivergence::Found(divergence) => WireDivergence::Found { divergence, status },
+            FirstDivergence::None => WireDivergence::None { status },
             FirstDivergence::Unknown { reason, earliest_observed_difference } => {
-                let mut map = s.serialize_map(Some(3))?;
-                map.serialize_entry("status", &DivergenceStatus::Unknown)?;
-                map.serialize_entry("reason", reason)?;
-                map.serialize_entry("earliest_observed_difference", earliest_observed_difference)?;
-                map.end()
+                WireDivergence::Unknown { status, reason, earliest_observed_difference }
             }
         }
+        .serialize(s)
     }
 }
 

@@ -1,8 +1,10 @@
 //! RFC 8785 (JCS) canonical JSON and the digests built on it.
 //!
-//! Canonicalization is delegated to `serde_json_canonicalizer`, a maintained
-//! RFC 8785 implementation (UTF-16 key order, ECMAScript number and string
-//! forms); the tests below pin it to the RFC's own vectors.
+//! Canonicalization of whole values is delegated to `serde_json_canonicalizer`,
+//! a maintained RFC 8785 implementation (UTF-16 key order, ECMAScript number
+//! and string forms); the tests below pin it to the RFC's own vectors. Large
+//! typed records are written by [`super::jcs`] instead, straight from their
+//! types, tested equal to the crate's output.
 
 use std::io::Write;
 
@@ -109,21 +111,31 @@ pub(super) fn write_sorted_object(
     w.write_all(b"}").map_err(serde_json::Error::io)
 }
 
-/// Writes the canonical JSON of one typed value (converted to JSON whole).
-pub(super) fn write_typed<T: Serialize>(value: &T, w: &mut dyn Write) -> Result<(), serde_json::Error> {
-    write_value(&serde_json::to_value(value)?, w)
+/// Writes the canonical JSON of one typed value, written straight from the
+/// type (no JSON value tree) and handed to `w` whole.
+pub(super) fn write_typed<T: Serialize + ?Sized>(value: &T, w: &mut dyn Write) -> Result<(), serde_json::Error> {
+    let mut text = Vec::new();
+    super::jcs::append(value, &mut text)?;
+    w.write_all(&text).map_err(serde_json::Error::io)
 }
 
-/// Writes the canonical JSON of an array of typed items, one item at a time.
+/// Writes the canonical JSON of an array of typed items, one item at a time,
+/// through one reused buffer handed on in large slices.
 pub(super) fn write_typed_items<T: Serialize>(items: &[T], w: &mut dyn Write) -> Result<(), serde_json::Error> {
-    w.write_all(b"[").map_err(serde_json::Error::io)?;
+    let mut text = Vec::with_capacity(HASH_BUFFER);
+    text.push(b'[');
     for (i, item) in items.iter().enumerate() {
         if i > 0 {
-            w.write_all(b",").map_err(serde_json::Error::io)?;
+            text.push(b',');
         }
-        write_typed(item, w)?;
+        super::jcs::append(item, &mut text)?;
+        if text.len() >= HASH_BUFFER {
+            w.write_all(&text).map_err(serde_json::Error::io)?;
+            text.clear();
+        }
     }
-    w.write_all(b"]").map_err(serde_json::Error::io)
+    text.push(b']');
+    w.write_all(&text).map_err(serde_json::Error::io)
 }
 
 fn write_members<W: Write + ?Sized>(mut members: Vec<(&str, &Value)>, w: &mut W) -> Result<(), serde_json::Error> {
@@ -153,13 +165,18 @@ fn write_value<W: Write + ?Sized>(value: &Value, w: &mut W) -> Result<(), serde_
             }
             w.write_all(b"]").map_err(serde_json::Error::io)
         }
+        Value::String(text) => {
+            let mut quoted = Vec::with_capacity(text.len() + 2);
+            super::jcs::append_str(text, &mut quoted);
+            w.write_all(&quoted).map_err(serde_json::Error::io)
+        }
         scalar => serde_json_canonicalizer::to_writer(scalar, &mut &mut *w),
     }
 }
 
 /// RFC 8785 member order: the keys' UTF-16 code units. For ASCII keys (all
 /// of rea's own) that is their byte order, compared without re-encoding.
-fn utf16_order(a: &str, b: &str) -> std::cmp::Ordering {
+pub(super) fn utf16_order(a: &str, b: &str) -> std::cmp::Ordering {
     if a.is_ascii() && b.is_ascii() { a.cmp(b) } else { a.encode_utf16().cmp(b.encode_utf16()) }
 }
 

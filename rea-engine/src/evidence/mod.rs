@@ -6,6 +6,7 @@
 
 mod canonical;
 mod import;
+mod jcs;
 mod lines;
 mod load;
 mod record;
