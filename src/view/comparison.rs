@@ -42,10 +42,7 @@ pub(super) fn render(page: &mut Page, envelope: &Value) {
     first_divergence(page, &result["first_divergence"]);
     if let Some(trace) = at(result, &["trace"]).filter(|t| !t.is_null()) {
         page.heading("Trace");
-        page.field("  verdict", &style.status(str_at(trace, &["status"]).unwrap_or("unknown")));
-        if let Some(reason) = str_at(trace, &["reason"]) {
-            page.field("  reason", reason);
-        }
+        page.field("  verdict", &style.status(str_at(trace, &["verdict"]).unwrap_or("unknown")));
     }
     limitations(page, envelope);
 }
