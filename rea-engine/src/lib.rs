@@ -16,6 +16,7 @@ pub mod fs;
 pub mod host;
 pub mod input;
 pub mod path;
+pub mod report;
 pub mod scenario;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;

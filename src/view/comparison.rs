@@ -6,18 +6,19 @@
 //! `differences_omitted`, `timing_deltas`), and whatever of it a record
 //! lacks is simply not shown.
 
+use rea_engine::evidence::Evidence;
+use rea_engine::report::escape_excerpt;
 use serde_json::Value;
 
-use super::fields::{at, escape_excerpt, list, str_at, u64_at};
+use super::fields::{at, list, str_at, u64_at};
 use super::{Page, Tone, limitations};
 
 /// Characters of each side of an excerpt.
 const EXCERPT_CHARS: usize = 72;
 
-pub(super) fn render(page: &mut Page, envelope: &Value) {
+pub(super) fn render(page: &mut Page, envelope: &Evidence, result: &Value) {
     let style = page.style();
-    let result = &envelope["normalized_result"];
-    let parameters = &envelope["parameters"];
+    let parameters = &envelope.parameters;
     page.field("left", str_at(parameters, &["left_evidence_id"]).unwrap_or("(absent)"));
     page.field("right", str_at(parameters, &["right_evidence_id"]).unwrap_or("(absent)"));
     if let Some(tolerance) = u64_at(parameters, &["timing_tolerance_ms"]) {
@@ -44,7 +45,7 @@ pub(super) fn render(page: &mut Page, envelope: &Value) {
         page.heading("Trace");
         page.field("  verdict", &style.status(str_at(trace, &["verdict"]).unwrap_or("unknown")));
     }
-    limitations(page, envelope);
+    limitations(page, &envelope.limitations);
 }
 
 fn count_differences(dimension: &Value) -> String {

@@ -1,17 +1,18 @@
 //! `rea show`: a human view of a capture or a comparison.
 //!
-//! The view reads the document as written (through [`fields`]), so it shows
-//! whatever a record holds and says "absent" for what it does not, and it
-//! never changes the document. Layout: a header of key/value lines, then
-//! sections under a heading.
+//! A capture is shown from its typed record, as the engine's loader reads
+//! it (JSON or TOON); the view never changes the document. Layout: a header
+//! of key/value lines, then sections under a heading.
 
 mod capture;
 mod comparison;
 pub(crate) mod fields;
+mod truncation;
 
 use std::fmt::Write;
 
-use crate::document::{Encoding, Identity, Kind, Loaded};
+use rea_engine::evidence::{Contents, Document, Encoding, Identity};
+use rea_engine::report::{CommittedScenario, ReportError};
 
 /// ANSI styling, or none.
 #[derive(Debug, Clone, Copy)]
@@ -137,44 +138,47 @@ fn visible_width(text: &str) -> usize {
 /// The whole view of a loaded document.
 ///
 /// `screens` adds, for a capture, the screen each interaction event saw.
-pub(crate) fn render(loaded: &Loaded, style: Style, screens: bool) -> String {
+pub(crate) fn render(document: &Document, style: Style, screens: bool) -> Result<String, ReportError> {
+    let name = document.source_name.as_str();
     let mut page = Page::new(style);
-    let what = match loaded.kind {
-        Kind::Capture => "capture",
-        Kind::Comparison => "comparison",
+    let what = match document.contents {
+        Contents::Capture(_) => "capture",
+        Contents::Comparison(_) => "comparison",
     };
-    let id = fields::str_at(&loaded.value, &["evidence_id"]).unwrap_or("(no evidence_id)");
-    let title = style.paint(Tone::Strong, &format!("rea {what} {id}"));
+    let title = style.paint(Tone::Strong, &format!("rea {what} {}", document.envelope.evidence_id));
     page.line(&title);
-    let encoding = match loaded.encoding {
+    let encoding = match document.encoding {
         Encoding::Json => "JSON",
         Encoding::Toon => "TOON",
     };
-    let identity = match &loaded.identity {
-        Identity::Verified if loaded.kind == Kind::Capture => {
+    let identity = match (&document.identity, &document.contents) {
+        (Identity::Verified, Contents::Capture(_)) => {
             style.paint(Tone::Good, "verified (evidence_id and commitments recomputed)")
         }
-        Identity::Verified => style.paint(Tone::Good, "verified (evidence_id recomputed)"),
-        Identity::Failed(why) => style.paint(Tone::Bad, &format!("NOT verified: {why}")),
+        (Identity::Verified, Contents::Comparison(_)) => style.paint(Tone::Good, "verified (evidence_id recomputed)"),
+        (Identity::Failed(why), _) => style.paint(Tone::Bad, &format!("NOT verified: {why}")),
     };
     page.field("read as", encoding);
     page.field("identity", &identity);
-    match loaded.kind {
-        Kind::Capture => capture::render(&mut page, &loaded.value, screens),
-        Kind::Comparison => comparison::render(&mut page, &loaded.value),
+    let limits = &document.envelope.limitations;
+    match &document.contents {
+        Contents::Capture(record) => {
+            let scenario = CommittedScenario::of(name, record)?;
+            capture::render(&mut page, record, &scenario, limits, screens);
+        }
+        Contents::Comparison(result) => comparison::render(&mut page, &document.envelope, result),
     }
-    page.text
+    Ok(page.text)
 }
 
 /// Lists the envelope's limitations under a heading.
-pub(crate) fn limitations(page: &mut Page, envelope: &serde_json::Value) {
+pub(crate) fn limitations(page: &mut Page, items: &[String]) {
     page.heading("Limitations");
-    let items = fields::list(envelope, &["limitations"]);
     if items.is_empty() {
         page.line("  none recorded");
     }
     for item in items {
-        page.line(&format!("  - {}", item.as_str().unwrap_or_default()));
+        page.line(&format!("  - {item}"));
     }
 }
 

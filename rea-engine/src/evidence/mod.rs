@@ -5,10 +5,12 @@
 //! `subject` reduced to `{digest, format, architecture}`.
 
 mod canonical;
+mod document;
 mod import;
 mod lines;
 mod load;
 mod record;
+mod toon;
 pub(crate) mod vocabulary;
 
 #[cfg(test)]
@@ -21,7 +23,10 @@ use serde_json::{Map, Value, json};
 
 pub use canonical::{CanonicalWrite, Part, canonical_json, digest, digest_members, digest_parts, hex, same};
 pub use import::{ImportError, import_capture, import_capture_record, parse_evidence_value};
-pub use load::{Encoding, LoadError, decode_evidence, decode_toon_evidence, load_capture};
+pub(crate) use import::typed;
+pub use document::{Contents, Document, DocumentError, Identity, load_document};
+pub use load::{LoadError, load_capture};
+pub use toon::{Encoding, decode_evidence};
 pub use record::*;
 
 /// Envelope `schema_version`.
