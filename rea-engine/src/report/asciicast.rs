@@ -211,3 +211,102 @@ fn exit_markers(record: &CaptureRecord, end_ms: u64) -> Vec<CastEvent> {
     markers.push(marker(end_ms, format!("exit: {}", exit_summary(exit))));
     markers
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::*;
+    use crate::evidence::{ExitReason, Frame, InteractionEvent, JournalEntry, ScreenBefore, TerminalQuery, load_capture};
+
+    fn record() -> CaptureRecord {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/captures/authority.json");
+        let (_, mut r) = load_capture(&path, crate::input::open_input_portable).unwrap();
+        r.manifest.started_at = "2026-12-01T06:30:05.434Z".into();
+        r.manifest.scenario["terminal"] = json!({"columns": 100, "rows": 30, "scrollback": 0});
+        let frame = |sequence, at_ms, data: &str, raw: Option<&str>| Frame {
+            sequence,
+            at_ms,
+            data: data.into(),
+            raw_data: raw.map(str::to_owned),
+            invalid_utf8: None,
+        };
+        r.frames = vec![frame(0, 0, "Name? ", None), frame(1, 1200, "hi\r\n", Some("hi\u{1b}[0m\r\n"))];
+        let event = |sequence, at: u64, kind, data: &str, outcome| InteractionEvent {
+            sequence,
+            scheduled_at_ms: Some(at),
+            dispatched_at_ms: at,
+            kind,
+            data: data.into(),
+            query: None,
+            outcome,
+            reason: None,
+            screen_before: ScreenBefore::NotRecorded,
+        };
+        let mut reply = event(3, 1700, InteractionKind::TerminalReply, "\u{1b}[2;1R", InteractionOutcome::Dispatched);
+        (reply.scheduled_at_ms, reply.query) = (None, Some(TerminalQuery::CursorPosition));
+        r.interaction_events = vec![
+            event(0, 1200, InteractionKind::Input, "<redacted-input:4-bytes>", InteractionOutcome::Dispatched),
+            event(1, 1500, InteractionKind::Resize, "90x20", InteractionOutcome::Dispatched),
+            event(2, 1600, InteractionKind::Signal, "SIGINT", InteractionOutcome::TargetExited),
+            reply,
+        ];
+        let journal = [(JournalCollection::Frames, 0), (JournalCollection::InteractionEvents, 0)];
+        let more = [(JournalCollection::Frames, 1), (JournalCollection::InteractionEvents, 1)];
+        let rest = [(JournalCollection::InteractionEvents, 2), (JournalCollection::InteractionEvents, 3)];
+        let entries = journal.into_iter().chain(more).chain(rest).enumerate();
+        r.event_journal = entries
+            .map(|(order, (collection, index))| JournalEntry { capture_order: order as u64, collection, index })
+            .collect();
+        (r.exit.code, r.exit.signal, r.exit.reason) = (None, 15, ExitReason::Timeout);
+        r.truncated = true;
+        let raw = &mut r.truncation_details.raw_terminal;
+        (raw.truncated, raw.observed_chunks, raw.retained_chunks, raw.observed_bytes, raw.retained_bytes) =
+            (true, 3, 2, 30, 20);
+        r
+    }
+
+    #[test]
+    fn events_follow_capture_order_with_original_text() {
+        let cast = export("capture.json", &record()).unwrap();
+        let lines: Vec<Value> = cast.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        assert_eq!(lines[0]["version"], 2);
+        assert_eq!((lines[0]["width"].as_u64(), lines[0]["height"].as_u64()), (Some(100), Some(30)));
+        assert_eq!(lines[0]["env"]["TERM"], "xterm-256color");
+        assert_eq!(lines[0]["timestamp"], 1_796_106_605_i64);
+        assert!(lines[0]["title"].as_str().unwrap().contains("truncated"));
+        let events: Vec<(String, String, String)> = lines[1..]
+            .iter()
+            .map(|e| (e[0].to_string(), e[1].as_str().unwrap().to_owned(), e[2].as_str().unwrap().to_owned()))
+            .collect();
+        let expect = |t: &str, c: &str, d: &str| (t.to_owned(), c.to_owned(), d.to_owned());
+        assert_eq!(events[0].1, "m");
+        assert!(events[0].2.contains("2 of 3 chunks retained"), "{:?}", events[0]);
+        assert_eq!(events[1], expect("0.0", "o", "Name? "));
+        // The input precedes the output it caused (journal order), redacted as recorded.
+        assert_eq!(events[2], expect("1.2", "i", "<redacted-input:4-bytes>"));
+        assert_eq!(events[3], expect("1.2", "o", "hi\u{1b}[0m\r\n"));
+        assert_eq!(events[4], expect("1.5", "r", "90x20"));
+        assert_eq!(events[5], expect("1.6", "m", "signal SIGINT: target_exited"));
+        // A reply to a terminal query is input the terminal wrote.
+        assert_eq!(events[6], expect("1.7", "i", "\u{1b}[2;1R"));
+        assert_eq!(events[7], expect("1.7", "m", "exit: signal 15 SIGTERM (timeout)"));
+        assert_eq!(events.len(), 8);
+    }
+
+    #[test]
+    fn seconds_are_the_decimal_milliseconds() {
+        for (ms, text) in [(0, "0.0"), (1200, "1.2"), (1234, "1.234"), (61_001, "61.001")] {
+            assert_eq!(serde_json::to_string(&seconds(ms)).unwrap(), text);
+        }
+    }
+
+    #[test]
+    fn a_scenario_without_a_terminal_is_refused_naming_its_path() {
+        let mut r = record();
+        r.manifest.scenario.as_object_mut().unwrap().remove("terminal");
+        let err = export("capture.json", &r).unwrap_err();
+        assert_eq!(err.code(), "capture_scenario_malformed");
+        assert!(err.to_string().contains("normalized_result.manifest.scenario.terminal"), "{err}");
+    }
+}
