@@ -6,13 +6,12 @@
 
 mod capture;
 mod comparison;
-pub(crate) mod fields;
 mod truncation;
 
 use std::fmt::Write;
 
 use rea_engine::evidence::{Contents, Document, Encoding, Identity};
-use rea_engine::report::{CommittedScenario, ReportError};
+use rea_engine::report::{CommittedScenario, ComparedCaptures, ReportError};
 
 /// ANSI styling, or none.
 #[derive(Debug, Clone, Copy)]
@@ -166,7 +165,10 @@ pub(crate) fn render(document: &Document, style: Style, screens: bool) -> Result
             let scenario = CommittedScenario::of(name, record)?;
             capture::render(&mut page, record, &scenario, limits, screens);
         }
-        Contents::Comparison(result) => comparison::render(&mut page, &document.envelope, result),
+        Contents::Comparison(record) => {
+            let pair = ComparedCaptures::of(name, &document.envelope)?;
+            comparison::render(&mut page, &pair, record, limits);
+        }
     }
     Ok(page.text)
 }

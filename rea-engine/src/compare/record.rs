@@ -1,11 +1,12 @@
 //! The comparison record (the `normalized_result` of comparison Evidence),
 //! typed: every closed vocabulary is an enum, the first divergence is one of
 //! its three shapes, and the record is sealed and written without a JSON
-//! value tree (as [`crate::evidence::SealedCapture`] is).
+//! value tree (as [`crate::evidence::SealedCapture`] is). It is read back
+//! (for `rea show`) as strictly: unknown keys and values are refused.
 
-use serde::Serialize;
 use serde::ser::SerializeMap;
-use serde_json::Value;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
 use super::diff::{Difference, Location, TimingDelta};
 use super::trace::TraceComparison;
@@ -116,17 +117,18 @@ vocabulary! {
 }
 
 /// One dimension's classification.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct DimensionResult {
     /// The dimension.
     pub dimension: Dimension,
     /// Its status.
     pub status: DimensionStatus,
     /// The dimension's own status, present only when a trace verdict replaced it.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exact_status: Option<DimensionStatus>,
     /// Why it is `truncated` or `unknown`, or which trace difference made it `changed`.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub reasons: Vec<String>,
     /// The first [`super::MAX_DIFFERENCES`] differences, earliest first.
     pub differences: Vec<Difference>,
@@ -137,7 +139,8 @@ pub struct DimensionResult {
 }
 
 /// A located difference: the earliest one of a behavioural dimension.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Divergence {
     /// Its dimension.
     pub dimension: Dimension,
@@ -150,7 +153,7 @@ pub struct Divergence {
     /// The right value, or an excerpt of right text.
     pub right: Value,
     /// Where it lies, when a finer position than the path exists.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub location: Option<Location>,
 }
 
@@ -229,8 +232,42 @@ impl Serialize for FirstDivergence {
     }
 }
 
+/// Read as the format writes it: `status` says which shape the rest has.
+impl<'de> Deserialize<'de> for FirstDivergence {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<FirstDivergence, D::Error> {
+        use serde::de::Error;
+        let mut map = Map::<String, Value>::deserialize(d)?;
+        let status = map.remove("status").ok_or_else(|| D::Error::missing_field("status"))?;
+        let status = DivergenceStatus::deserialize(status).map_err(D::Error::custom)?;
+        let rest = Value::Object(map);
+        match status {
+            DivergenceStatus::Found => Divergence::deserialize(rest).map(FirstDivergence::Found),
+            DivergenceStatus::None => <[(); 0]>::deserialize(Value::Array(Vec::new()))
+                .and_then(|_| Map::<String, Value>::deserialize(rest))
+                .and_then(|m| match m.keys().next() {
+                    None => Ok(FirstDivergence::None),
+                    Some(key) => Err(serde_json::Error::unknown_field(key, &["status"])),
+                }),
+            DivergenceStatus::Unknown => UnknownDivergence::deserialize(rest).map(|u| FirstDivergence::Unknown {
+                reason: u.reason,
+                earliest_observed_difference: u.earliest_observed_difference,
+            }),
+        }
+        .map_err(D::Error::custom)
+    }
+}
+
+/// The members of a first divergence that cannot be located.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct UnknownDivergence {
+    reason: DivergenceGap,
+    earliest_observed_difference: Option<Divergence>,
+}
+
 /// The comparison record.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ComparisonRecord {
     /// [`super::COMPARISON_SCHEMA_VERSION`].
     pub schema_version: u32,
@@ -243,7 +280,7 @@ pub struct ComparisonRecord {
     /// Both sides' limitations and residual unknowns, each once.
     pub limitations: Vec<String>,
     /// The trace verdict, when a trace specification was given.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trace: Option<TraceComparison>,
 }
 

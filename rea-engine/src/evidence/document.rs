@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::load::typed_capture;
+use crate::compare::ComparisonRecord;
 use super::toon::decode_evidence;
 use super::*;
 use crate::error::{Category, UserError};
@@ -30,8 +31,8 @@ pub enum Identity {
 pub enum Contents {
     /// A capture: its typed record.
     Capture(Box<CaptureRecord>),
-    /// A comparison: its record as written.
-    Comparison(Value),
+    /// A comparison: its typed record.
+    Comparison(Box<ComparisonRecord>),
 }
 
 /// An Evidence document read for viewing.
@@ -141,17 +142,24 @@ fn capture(name: &str, value: Value) -> Result<(Evidence, Contents, Identity), I
     Ok((envelope, Contents::Capture(Box::new(record)), identity))
 }
 
-/// A comparison: its envelope checked, its record as written.
+/// A comparison: its envelope checked, its record typed.
 fn comparison(name: &str, value: Value) -> Result<(Evidence, Contents, Identity), ImportError> {
-    let (mut envelope, identity) = match parse_evidence_value(name, value.clone()) {
-        Ok(envelope) => (envelope, Identity::Verified),
+    let (envelope, record, identity) = match parse_evidence_value(name, value.clone()) {
+        Ok(mut envelope) => {
+            let result = std::mem::take(&mut envelope.normalized_result);
+            let record = typed(result, "normalized_result").map_err(|(path, reason)| ImportError::Malformed {
+                source_name: name.to_owned(),
+                path,
+                reason,
+            })?;
+            (envelope, record, Identity::Verified)
+        }
         Err(failed) => {
-            let Some(envelope) = unverified::<Value>(value) else { return Err(failed) };
-            (envelope.0, Identity::Failed(failed.to_string()))
+            let Some((envelope, record)) = unverified(value) else { return Err(failed) };
+            (envelope, record, Identity::Failed(failed.to_string()))
         }
     };
-    let result = std::mem::take(&mut envelope.normalized_result);
-    Ok((envelope, Contents::Comparison(result), identity))
+    Ok((envelope, Contents::Comparison(Box::new(record)), identity))
 }
 
 /// The envelope of `value` and its record, read as strictly as an import
@@ -169,4 +177,56 @@ fn describe_non_evidence(value: &Value) -> String {
         return format!("an error document ({message})");
     }
     "a document without predicate_type".to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cases() -> Vec<PathBuf> {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/comparisons/cases");
+        let mut found: Vec<PathBuf> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+        found.sort();
+        found
+    }
+
+    /// Every golden comparison, JSON and TOON, reads into a typed record
+    /// that writes back exactly the record in the file.
+    #[test]
+    fn every_golden_comparison_reads_typed_and_writes_back_as_it_was() {
+        let mut read = 0;
+        for case in cases() {
+            for file in ["comparison.json", "comparison.toon"] {
+                let path = case.join(file);
+                let text = std::fs::read_to_string(&path).unwrap();
+                let Some((written, _)) = decode_evidence("x", &path, text.as_bytes()).ok() else { continue };
+                if written.get("error").is_some() {
+                    continue;
+                }
+                let document = load_document(&path, crate::input::open_input_portable).unwrap();
+                assert_eq!(document.identity, Identity::Verified, "{}", path.display());
+                let Contents::Comparison(record) = &document.contents else { panic!("{}", path.display()) };
+                let back = serde_json::to_value(record).unwrap();
+                assert_eq!(back, written["normalized_result"], "{}", path.display());
+                read += 1;
+            }
+        }
+        assert!(read >= 26, "{read} comparisons read");
+    }
+
+    #[test]
+    fn an_unknown_dimension_status_is_refused_naming_its_path() {
+        let case = cases().into_iter().find(|c| c.ends_with("exit-code")).unwrap();
+        let mut value: Value = serde_json::from_slice(&std::fs::read(case.join("comparison.json")).unwrap()).unwrap();
+        value["normalized_result"]["dimensions"][2]["status"] = "unsure".into();
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("comparison.json");
+        std::fs::write(&file, serde_json::to_string(&value).unwrap()).unwrap();
+        let err = load_document(&file, crate::input::open_input_portable).unwrap_err();
+        assert_eq!(err.code(), "evidence_identity_mismatch", "a changed file fails its identity first: {err}");
+        value["evidence_id"] = super::super::import::projection_id(&mut value).unwrap().into();
+        std::fs::write(&file, serde_json::to_string(&value).unwrap()).unwrap();
+        let err = load_document(&file, crate::input::open_input_portable).unwrap_err().to_string();
+        assert!(err.contains("normalized_result.dimensions[2].status") && err.contains("unsure"), "{err}");
+    }
 }

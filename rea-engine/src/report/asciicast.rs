@@ -18,9 +18,11 @@ use crate::evidence::{CaptureRecord, InteractionKind, InteractionOutcome, Journa
 /// Why a report of a capture cannot be made.
 #[derive(Debug, thiserror::Error)]
 pub enum ReportError {
-    /// The committed scenario does not have the shape this build commits.
-    #[error("{source_name}: {path}: {reason}; the report reads the command and the terminal from it")]
-    Scenario {
+    /// A part of the Evidence that the report reads (a capture's committed
+    /// scenario, a comparison's parameters) does not have the shape this
+    /// build writes.
+    #[error("{source_name}: {path}: {reason}; the report reads it")]
+    Malformed {
         /// File or label.
         source_name: String,
         /// JSON path in the Evidence file.
@@ -41,27 +43,27 @@ pub enum ReportError {
 impl UserError for ReportError {
     fn category(&self) -> Category {
         match self {
-            ReportError::Scenario { .. } => Category::InvalidInput,
+            ReportError::Malformed { .. } => Category::InvalidInput,
             ReportError::Encoding { .. } => Category::ExecutionFailure,
         }
     }
     fn code(&self) -> &'static str {
         match self {
-            ReportError::Scenario { .. } => "capture_scenario_malformed",
+            ReportError::Malformed { .. } => "report_input_malformed",
             ReportError::Encoding { .. } => "report_encoding_failed",
         }
     }
     fn remediation(&self) -> String {
         match self {
-            ReportError::Scenario { .. } => {
-                "Export a capture written by this version of rea (`rea capture-process SCENARIO --json > capture.json`).".into()
+            ReportError::Malformed { .. } => {
+                "Give Evidence written by this version of rea (`rea capture-process SCENARIO --json > capture.json`, `rea compare-process-captures LEFT RIGHT --json > comparison.json`).".into()
             }
             ReportError::Encoding { .. } => "Report this as a bug in rea, with the capture file.".into(),
         }
     }
     fn details(&self) -> Option<serde_json::Value> {
         Some(match self {
-            ReportError::Scenario { source_name, path, .. } => serde_json::json!({"file": source_name, "path": path}),
+            ReportError::Malformed { source_name, path, .. } => serde_json::json!({"file": source_name, "path": path}),
             ReportError::Encoding { source_name, .. } => serde_json::json!({"file": source_name}),
         })
     }
@@ -306,7 +308,7 @@ mod tests {
         let mut r = record();
         r.manifest.scenario.as_object_mut().unwrap().remove("terminal");
         let err = export("capture.json", &r).unwrap_err();
-        assert_eq!(err.code(), "capture_scenario_malformed");
+        assert_eq!(err.code(), "report_input_malformed");
         assert!(err.to_string().contains("normalized_result.manifest.scenario.terminal"), "{err}");
     }
 }

@@ -8,7 +8,9 @@ use std::fmt::Write;
 use serde::Deserialize;
 
 use super::ReportError;
-use crate::evidence::{CaptureRecord, Exit, JournalCollection};
+use serde_json::Value;
+
+use crate::evidence::{CaptureRecord, Evidence, Exit, JournalCollection};
 
 /// The parts of a record's committed scenario (`manifest.scenario`) that
 /// the reports show. The commitment is checked against its digest on
@@ -43,10 +45,35 @@ impl CommittedScenario {
     /// error names the JSON path of what does not have the shape this build
     /// commits.
     pub fn of(source_name: &str, record: &CaptureRecord) -> Result<CommittedScenario, ReportError> {
-        crate::evidence::typed(&record.manifest.scenario, "normalized_result.manifest.scenario").map_err(
-            |(path, reason)| ReportError::Scenario { source_name: source_name.to_owned(), path, reason },
-        )
+        read(source_name, &record.manifest.scenario, "normalized_result.manifest.scenario")
     }
+}
+
+/// What a comparison's `parameters` say about the two captures it compares.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct ComparedCaptures {
+    /// The left (authority) capture.
+    pub left_evidence_id: String,
+    /// The right (reconstruction) capture.
+    pub right_evidence_id: String,
+    /// The timing tolerance the comparison applied.
+    pub timing_tolerance_ms: u64,
+}
+
+impl ComparedCaptures {
+    /// The parameters of the comparison `envelope`, read from `source_name`.
+    pub fn of(source_name: &str, envelope: &Evidence) -> Result<ComparedCaptures, ReportError> {
+        read(source_name, &envelope.parameters, "parameters")
+    }
+}
+
+/// `value` (at `path` of `source_name`) as `T`.
+fn read<T: serde::de::DeserializeOwned>(source_name: &str, value: &Value, path: &str) -> Result<T, ReportError> {
+    crate::evidence::typed(value, path).map_err(|(path, reason)| ReportError::Malformed {
+        source_name: source_name.to_owned(),
+        path,
+        reason,
+    })
 }
 
 /// The capture order of each journalled entry, to order entries recorded at
