@@ -186,6 +186,7 @@ pub(crate) fn limitations(page: &mut Page, items: &[String]) {
 
 #[cfg(test)]
 mod tests {
+    use rea_engine::compare::ComparisonRecord;
     use rea_engine::evidence::{
         CaptureRecord, Evidence, Frame, Identity, ResidualScope, ResidualUnknown, ScreenBefore, UnverifiedProcess,
         load_document,
@@ -249,24 +250,29 @@ mod tests {
     /// A comparison in the agreed `differences` shape.
     #[test]
     fn a_comparison_view_lists_differences_with_locations() {
-        let result = json!({
+        let deltas = json!([{"path": "settlement.elapsed_ms", "left_ms": 53, "right_ms": 120,
+            "delta_ms": 67, "within_tolerance": false}]);
+        let record: ComparisonRecord = serde_json::from_value(json!({
+            "schema_version": 5,
             "status": "changed",
             "dimensions": [
-                {"dimension": "terminal", "status": "changed", "differences_omitted": 2, "differences": [
+                {"dimension": "terminal", "status": "changed", "differences_omitted": 2, "timing_deltas": [],
+                 "differences": [
                     {"path": "terminal.segments[1]", "left": "Total: 13.50 EUR\r\n", "right": "Total: 13.5 EUR\r\n",
                      "location": {"segment": 1, "byte_offset": 17, "line": 3, "column": 11}}]},
-                {"dimension": "exit", "status": "changed", "differences": [
-                    {"path": "exit.code", "left": 0, "right": 1}],
-                 "timing_deltas": [{"path": "settlement.elapsed_ms", "left_ms": 53, "right_ms": 120,
-                    "delta_ms": 67, "within_tolerance": false}]},
-                {"dimension": "process", "status": "unknown", "reasons": ["sampled"], "differences": [
+                {"dimension": "exit", "status": "changed", "differences_omitted": 0, "timing_deltas": deltas,
+                 "differences": [{"path": "exit.code", "left": 0, "right": 1}]},
+                {"dimension": "process", "status": "unknown", "reasons": ["sampled"], "differences_omitted": 0,
+                 "timing_deltas": [], "differences": [
                     {"path": "process_samples[0]", "left": {"pid": 1, "command": "sh -c 'echo 13.50'"},
                      "right": {"pid": 1, "command": "sh -c 'echo 13.5'"}}]}
             ],
             "first_divergence": {"status": "found", "dimension": "terminal", "segment": 1,
                 "path": "terminal.segments[1]", "left": "Total: 13.50 EUR\r\n", "right": "Total: 13.5 EUR\r\n",
-                "location": {"segment": 1, "byte_offset": 17, "line": 3, "column": 11}}
-        });
+                "location": {"segment": 1, "byte_offset": 17, "line": 3, "column": 11}},
+            "limitations": []
+        }))
+        .unwrap();
         let mut envelope: Evidence = fixture("failing.json").envelope;
         envelope.evidence_id = "ev_cmp".into();
         envelope.limitations = Vec::new();
@@ -274,7 +280,7 @@ mod tests {
         let document = Document {
             source_name: "comparison.json".into(),
             envelope,
-            contents: Contents::Comparison(result),
+            contents: Contents::Comparison(Box::new(record)),
             encoding: Encoding::Json,
             identity: Identity::Verified,
         };
