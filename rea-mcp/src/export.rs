@@ -50,7 +50,8 @@ enum Source {
 }
 
 fn parse_arguments(arguments: Value) -> Result<Source, ArgumentsError> {
-    let fail = |path: &str, rule: String| ArgumentsError { tool: TOOL, issues: vec![Issue { path: path.to_owned(), rule }] };
+    let fail =
+        |path: &str, rule: String| ArgumentsError { tool: TOOL, issues: vec![Issue { path: path.to_owned(), rule }] };
     let args: Arguments = serde_json::from_value(arguments)
         .map_err(|e| fail("", format!("{e}; give exactly one of evidence_id and capture_path, as strings")))?;
     match (args.evidence_id, args.capture_path) {

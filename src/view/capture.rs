@@ -15,7 +15,13 @@ const SEGMENTS_AT_EACH_END: usize = 12;
 const EXCERPT_CHARS: usize = 60;
 
 /// The capture's view; `screens` adds the screen each interaction event saw.
-pub(super) fn render(page: &mut Page, record: &CaptureRecord, scenario: &CommittedScenario, limits: &[String], screens: bool) {
+pub(super) fn render(
+    page: &mut Page,
+    record: &CaptureRecord,
+    scenario: &CommittedScenario,
+    limits: &[String],
+    screens: bool,
+) {
     header(page, record, scenario);
     screen(page, record, scenario);
     if screens {

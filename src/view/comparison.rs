@@ -26,12 +26,7 @@ pub(super) fn render(page: &mut Page, pair: &ComparedCaptures, record: &Comparis
         .dimensions
         .iter()
         .map(|d| {
-            vec![
-                d.dimension.to_string(),
-                style.status(d.status.as_str()),
-                count_differences(d),
-                d.reasons.join("; "),
-            ]
+            vec![d.dimension.to_string(), style.status(d.status.as_str()), count_differences(d), d.reasons.join("; ")]
         })
         .collect();
     page.table(&["dimension", "status", "differences", "reasons"], &rows);

@@ -276,7 +276,8 @@ mod tests {
         let mut envelope: Evidence = fixture("failing.json").envelope;
         envelope.evidence_id = "ev_cmp".into();
         envelope.limitations = Vec::new();
-        envelope.parameters = json!({"left_evidence_id": "ev_l", "right_evidence_id": "ev_r", "timing_tolerance_ms": 50});
+        envelope.parameters =
+            json!({"left_evidence_id": "ev_l", "right_evidence_id": "ev_r", "timing_tolerance_ms": 50});
         let document = Document {
             source_name: "comparison.json".into(),
             envelope,
@@ -296,7 +297,13 @@ mod tests {
         let mut document = fixture("failing.json");
         let r = record(&mut document);
         r.frames = (0..30)
-            .map(|i| Frame { sequence: i, at_ms: i * 10, data: format!("line {i}\n"), raw_data: None, invalid_utf8: None })
+            .map(|i| Frame {
+                sequence: i,
+                at_ms: i * 10,
+                data: format!("line {i}\n"),
+                raw_data: None,
+                invalid_utf8: None,
+            })
             .collect();
         r.interaction_events.clear();
         let text = shown(&document, false);

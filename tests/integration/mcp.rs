@@ -88,7 +88,10 @@ fn python_sdk_captures_reads_compares_cancels_and_is_refused_while_cleanup_is_pe
 #[test]
 fn python_sdk_on_the_stub_build_compares_and_is_refused_capture() {
     let Some(summary) = drive("stub") else { return };
-    assert_eq!(summary["checks"], json!(["initialize", "tools", "stub_capture_refused", "compare_files", "export_and_toon"]));
+    assert_eq!(
+        summary["checks"],
+        json!(["initialize", "tools", "stub_capture_refused", "compare_files", "export_and_toon"])
+    );
 }
 
 /// `rea mcp` on pipes, initialized, with every stdout line it wrote kept.

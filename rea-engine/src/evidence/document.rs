@@ -10,9 +10,9 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::load::typed_capture;
-use crate::compare::ComparisonRecord;
 use super::toon::decode_evidence;
 use super::*;
+use crate::compare::ComparisonRecord;
 use crate::error::{Category, UserError};
 use crate::input::{InputError, OpenInput, read_capped};
 

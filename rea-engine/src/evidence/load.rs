@@ -16,9 +16,9 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::import::check_record;
+use super::toon::decode_evidence;
 use super::*;
 use crate::error::{Category, UserError};
-use super::toon::decode_evidence;
 use crate::input::{InputError, OpenInput, read_capped};
 
 /// Why a capture file cannot be compared.

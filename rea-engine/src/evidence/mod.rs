@@ -22,12 +22,12 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 pub use canonical::{CanonicalWrite, Part, canonical_json, digest, digest_members, digest_parts, hex, same};
-pub use import::{ImportError, import_capture, import_capture_record, parse_evidence_value};
-pub(crate) use import::typed;
 pub use document::{Contents, Document, DocumentError, Identity, load_document};
+pub(crate) use import::typed;
+pub use import::{ImportError, import_capture, import_capture_record, parse_evidence_value};
 pub use load::{LoadError, load_capture};
-pub use toon::{Encoding, decode_evidence};
 pub use record::*;
+pub use toon::{Encoding, decode_evidence};
 
 /// Envelope `schema_version`.
 pub const EVIDENCE_SCHEMA_VERSION: u32 = 2;

@@ -107,7 +107,8 @@ pub fn export(source_name: &str, record: &CaptureRecord) -> Result<String, Repor
     let end_ms = events.last().map_or(0, |e| e.at_ms);
     let opening = truncation_markers(record);
     let closing = exit_markers(record, end_ms);
-    let encoding = |e: serde_json::Error| ReportError::Encoding { source_name: source_name.to_owned(), reason: e.to_string() };
+    let encoding =
+        |e: serde_json::Error| ReportError::Encoding { source_name: source_name.to_owned(), reason: e.to_string() };
     let mut text = serde_json::to_string(&header(record, &scenario, end_ms)).map_err(encoding)?;
     text.push('\n');
     for event in opening.into_iter().chain(events).chain(closing) {
@@ -219,7 +220,9 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::*;
-    use crate::evidence::{ExitReason, Frame, InteractionEvent, JournalEntry, ScreenBefore, TerminalQuery, load_capture};
+    use crate::evidence::{
+        ExitReason, Frame, InteractionEvent, JournalEntry, ScreenBefore, TerminalQuery, load_capture,
+    };
 
     fn record() -> CaptureRecord {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/captures/authority.json");

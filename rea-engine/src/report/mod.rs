@@ -8,4 +8,6 @@ pub mod asciicast;
 pub mod text;
 
 pub use asciicast::{ReportError, export};
-pub use text::{CommittedScenario, ComparedCaptures, JournalOrder, command_line, escape_excerpt, exit_summary, iso8601_ms};
+pub use text::{
+    CommittedScenario, ComparedCaptures, JournalOrder, command_line, escape_excerpt, exit_summary, iso8601_ms,
+};

@@ -111,9 +111,10 @@ struct WrittenDiagnostic {
 impl<'de> Deserialize<'de> for Diagnostic {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Diagnostic, D::Error> {
         let w = WrittenDiagnostic::deserialize(d)?;
-        let side = ["left", "right"].into_iter().find(|side| *side == w.side).ok_or_else(|| {
-            serde::de::Error::invalid_value(serde::de::Unexpected::Str(&w.side), &"left or right")
-        })?;
+        let side = ["left", "right"]
+            .into_iter()
+            .find(|side| *side == w.side)
+            .ok_or_else(|| serde::de::Error::invalid_value(serde::de::Unexpected::Str(&w.side), &"left or right"))?;
         let (kind, message, event_ids, locations, dimensions) =
             (w.kind, w.message, w.event_ids, w.locations, w.dimensions);
         Ok(Diagnostic { kind, side, message, event_ids, locations, dimensions })
