@@ -239,19 +239,18 @@ impl<'de> Deserialize<'de> for FirstDivergence {
         let mut map = Map::<String, Value>::deserialize(d)?;
         let status = map.remove("status").ok_or_else(|| D::Error::missing_field("status"))?;
         let status = DivergenceStatus::deserialize(status).map_err(D::Error::custom)?;
-        let rest = Value::Object(map);
         match status {
-            DivergenceStatus::Found => Divergence::deserialize(rest).map(FirstDivergence::Found),
-            DivergenceStatus::None => <[(); 0]>::deserialize(Value::Array(Vec::new()))
-                .and_then(|_| Map::<String, Value>::deserialize(rest))
-                .and_then(|m| match m.keys().next() {
-                    None => Ok(FirstDivergence::None),
-                    Some(key) => Err(serde_json::Error::unknown_field(key, &["status"])),
-                }),
-            DivergenceStatus::Unknown => UnknownDivergence::deserialize(rest).map(|u| FirstDivergence::Unknown {
-                reason: u.reason,
-                earliest_observed_difference: u.earliest_observed_difference,
-            }),
+            DivergenceStatus::Found => Divergence::deserialize(Value::Object(map)).map(FirstDivergence::Found),
+            DivergenceStatus::None => match map.keys().next() {
+                None => Ok(FirstDivergence::None),
+                Some(key) => Err(serde_json::Error::unknown_field(key, &["status"])),
+            },
+            DivergenceStatus::Unknown => {
+                UnknownDivergence::deserialize(Value::Object(map)).map(|u| FirstDivergence::Unknown {
+                    reason: u.reason,
+                    earliest_observed_difference: u.earliest_observed_difference,
+                })
+            }
         }
         .map_err(D::Error::custom)
     }
@@ -338,5 +337,13 @@ mod tests {
         assert!(text.starts_with(r#"{"status":"unknown","reason":"At least one dimension"#), "{text}");
         assert!(text.ends_with(r#""earliest_observed_difference":null}"#), "{text}");
         assert_eq!(unknown.status(), DivergenceStatus::Unknown);
+        // Read back as written; members of another shape are refused.
+        for shape in [FirstDivergence::Found(d), FirstDivergence::None, unknown] {
+            let text = serde_json::to_string(&shape).unwrap();
+            assert_eq!(serde_json::from_str::<FirstDivergence>(&text).unwrap(), shape, "{text}");
+        }
+        let err = serde_json::from_str::<FirstDivergence>(r#"{"status":"none","path":"x"}"#).unwrap_err();
+        assert!(err.to_string().contains("unknown field `path`"), "{err}");
+        assert!(serde_json::from_str::<FirstDivergence>(r#"{"status":"found"}"#).is_err());
     }
 }
