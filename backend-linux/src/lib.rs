@@ -40,7 +40,7 @@ pub fn host() -> Host {
         verifier: std::sync::Arc::new(ownership::EnvironVerifier),
         fs: std::sync::Arc::new(fs::LinuxFs),
         diagnose,
-        interrupts: signals::interrupts,
+        interrupts: std::sync::Arc::new(signals::HostSignals),
         open_input: fs::open_input,
     }
 }

@@ -256,21 +256,27 @@ pub fn host() -> Host {
         verifier: Arc::new(HelperVerifier::new(sys, Arc::new(RunReader))),
         fs: Arc::new(crate::fs::UnixFs),
         diagnose,
-        interrupts,
+        interrupts: Arc::new(HostSignals),
         open_input: crate::fs::open_input,
     }
 }
 
 /// SIGINT, SIGTERM and SIGHUP to rea cancel a capture (as on Linux).
-fn interrupts() -> Result<rea_engine::host::Interrupts, rea_engine::host::HostError> {
-    use async_signal::{Signal, Signals};
-    use futures_lite::StreamExt;
-    let signals = Signals::new([Signal::Int, Signal::Term, Signal::Hup])
-        .map_err(|source| rea_engine::host::HostError::Io { op: "install the cancellation signal handlers", source })?;
-    Ok(rea_engine::host::Interrupts::new(signals.filter_map(|s| match s {
-        Ok(Signal::Int) => Some("SIGINT"),
-        Ok(Signal::Term) => Some("SIGTERM"),
-        Ok(Signal::Hup) => Some("SIGHUP"),
-        _ => None,
-    })))
+struct HostSignals;
+
+impl rea_engine::host::InterruptSource for HostSignals {
+    fn listen(&self) -> Result<rea_engine::host::Interrupts, rea_engine::host::HostError> {
+        use async_signal::{Signal, Signals};
+        use futures_lite::StreamExt;
+        use rea_engine::host::InterruptSignal;
+        let signals = Signals::new([Signal::Int, Signal::Term, Signal::Hup]).map_err(|source| {
+            rea_engine::host::HostError::Io { op: "install the cancellation signal handlers", source }
+        })?;
+        Ok(rea_engine::host::Interrupts::new(signals.filter_map(|s| match s {
+            Ok(Signal::Int) => Some(InterruptSignal::SIGINT),
+            Ok(Signal::Term) => Some(InterruptSignal::SIGTERM),
+            Ok(Signal::Hup) => Some(InterruptSignal::SIGHUP),
+            _ => None,
+        })))
+    }
 }

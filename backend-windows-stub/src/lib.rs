@@ -107,7 +107,7 @@ pub fn host() -> Host {
         verifier: std::sync::Arc::new(UnsupportedHost),
         fs: std::sync::Arc::new(UnsupportedHost),
         diagnose,
-        interrupts: || Ok(rea_engine::host::Interrupts::never()),
+        interrupts: std::sync::Arc::new(rea_engine::host::NoInterrupts),
         open_input,
     }
 }

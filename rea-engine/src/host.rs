@@ -464,12 +464,25 @@ pub struct Check {
     pub remediation: Option<String>,
 }
 
-/// A stream of interrupts (signal names) that cancel a capture.
-pub struct Interrupts(Pin<Box<dyn Stream<Item = &'static str> + Send>>);
+crate::evidence::vocabulary! {
+    /// A signal to `rea` itself that cancels a running capture; the name is
+    /// what the cancellation reports.
+    InterruptSignal {
+        /// Interrupt (Ctrl-C).
+        SIGINT = "SIGINT",
+        /// Termination request.
+        SIGTERM = "SIGTERM",
+        /// Hang-up of `rea`'s terminal.
+        SIGHUP = "SIGHUP",
+    }
+}
+
+/// A stream of the host's interrupt signals.
+pub struct Interrupts(Pin<Box<dyn Stream<Item = InterruptSignal> + Send>>);
 
 impl Interrupts {
-    /// Wraps a stream of signal names.
-    pub fn new(stream: impl Stream<Item = &'static str> + Send + 'static) -> Interrupts {
+    /// Wraps a stream of signals.
+    pub fn new(stream: impl Stream<Item = InterruptSignal> + Send + 'static) -> Interrupts {
         Interrupts(Box::pin(stream))
     }
 
@@ -479,12 +492,12 @@ impl Interrupts {
     }
 
     /// The next interrupt; `None` when the source ended.
-    pub async fn next(&mut self) -> Option<&'static str> {
+    pub async fn next(&mut self) -> Option<InterruptSignal> {
         self.0.next().await
     }
 
     /// Polls for the next interrupt.
-    pub fn poll_next(&mut self, cx: &mut std::task::Context<'_>) -> std::task::Poll<Option<&'static str>> {
+    pub fn poll_next(&mut self, cx: &mut std::task::Context<'_>) -> std::task::Poll<Option<InterruptSignal>> {
         self.0.as_mut().poll_next(cx)
     }
 }
@@ -492,6 +505,35 @@ impl Interrupts {
 impl fmt::Debug for Interrupts {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("Interrupts")
+    }
+}
+
+impl Stream for Interrupts {
+    type Item = InterruptSignal;
+
+    fn poll_next(
+        mut self: Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<InterruptSignal>> {
+        self.0.as_mut().poll_next(cx)
+    }
+}
+
+/// Where the host's interrupt signals come from. While the stream it
+/// returns lives, those signals no longer terminate `rea`; they are
+/// delivered to it (and a capture that listens is cancelled).
+pub trait InterruptSource: Send + Sync {
+    /// Starts listening.
+    fn listen(&self) -> Result<Interrupts, HostError>;
+}
+
+/// A host without interrupt signals (the unsupported-host stub, fakes).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoInterrupts;
+
+impl InterruptSource for NoInterrupts {
+    fn listen(&self) -> Result<Interrupts, HostError> {
+        Ok(Interrupts::never())
     }
 }
 
@@ -512,8 +554,9 @@ pub struct Host {
     pub fs: Arc<dyn crate::fs::FsProbe>,
     /// Backend diagnostics for `rea doctor`.
     pub diagnose: fn() -> Vec<Check>,
-    /// Starts listening for interrupts that cancel a capture.
-    pub interrupts: fn() -> Result<Interrupts, HostError>,
+    /// The interrupt signals that cancel a capture (a front end asks for
+    /// them through [`crate::capture::Cancellation::on_host_signals`]).
+    pub interrupts: Arc<dyn InterruptSource>,
     /// Opens an input document (scenario, capture, trace specification)
     /// only if it is a regular file, without blocking on a FIFO.
     pub open_input: crate::input::OpenInput,

@@ -18,6 +18,7 @@ pub mod input;
 pub mod path;
 pub mod report;
 pub mod scenario;
+pub mod secrets;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
 

@@ -1,14 +1,11 @@
 //! `capture_process_scenario`: validate, admit, capture on a blocking thread,
 //! record the Evidence in the session.
 
-use std::cell::RefCell;
 use std::sync::Arc;
 
-use futures_lite::StreamExt;
 use rea_engine::capture::progress::{ProgressLine, ProgressSink};
-use rea_engine::capture::{CaptureError, capture, prepare};
+use rea_engine::capture::{CancelCause, Cancellation, CaptureError, capture, prepare};
 use rea_engine::evidence::import_capture_record;
-use rea_engine::host::{HostError, Interrupts};
 use rea_engine::scenario::parse_scenario;
 use rea_engine::{ErrorDocument, UserError};
 use rmcp::model::{CallToolResult, ProgressNotificationParam, ProgressToken};
@@ -22,11 +19,6 @@ use crate::session::{Session, evidence_uri};
 
 /// The tool's name.
 pub(crate) const TOOL: &str = "capture_process_scenario";
-
-/// What an MCP client cancellation reports as the interrupt.
-const CLIENT_CANCELLED: &str = "the MCP client (notifications/cancelled)";
-/// What session end reports as the interrupt.
-const SESSION_ENDED: &str = "the end of the MCP session";
 
 /// Where progress goes when the client sent a progress token.
 pub(crate) struct ProgressTarget {
@@ -86,8 +78,8 @@ pub(crate) async fn run(
         None => Arc::new(rea_engine::capture::progress::NullProgress),
     };
     let task = tokio::task::spawn_blocking(move || {
-        let interrupts = interrupt_sources(&session, cancel);
-        captured(&session, scenario, sink, interrupts)
+        let cancellation = cancellation(&session, cancel);
+        captured(&session, scenario, sink, cancellation)
     });
     match task.await {
         Ok(result) => result,
@@ -100,7 +92,7 @@ pub(crate) fn captured(
     session: &Session,
     scenario: rea_engine::scenario::Scenario,
     sink: Arc<dyn ProgressSink>,
-    interrupts: Result<Interrupts, HostError>,
+    cancellation: Cancellation,
 ) -> CallToolResult {
     let invocation_dir = match std::env::current_dir() {
         Ok(d) => d,
@@ -115,10 +107,7 @@ pub(crate) fn captured(
     if !pending.is_empty() {
         return reply::error(&CleanupPendingError { pending });
     }
-    PREPARED.with(|p| *p.borrow_mut() = Some(interrupts));
-    let host = rea_engine::Host { interrupts: take_prepared, ..session.host.clone() };
-    let outcome = capture(&host, request, sink);
-    PREPARED.with(|p| p.borrow_mut().take());
+    let outcome = capture(&session.host, request, cancellation, sink);
     match outcome {
         Ok(evidence) => record(session, evidence),
         Err(e @ CaptureError::CleanupIncomplete { .. }) => {
@@ -144,43 +133,14 @@ fn record(session: &Session, evidence: rea_engine::evidence::Evidence) -> CallTo
     session.record_and_reply(evidence, document, Some(Arc::new(imported)))
 }
 
-thread_local! {
-    /// The interrupt source prepared for the capture running on this thread.
-    static PREPARED: RefCell<Option<Result<Interrupts, HostError>>> = const { RefCell::new(None) };
-}
-
-/// `Host::interrupts` for MCP captures: hands the engine the source prepared
-/// on this thread (the engine asks on the thread that runs the capture).
-fn take_prepared() -> Result<Interrupts, HostError> {
-    PREPARED.with(|p| p.borrow_mut().take()).unwrap_or_else(|| {
-        Err(HostError::Io {
-            op: "start listening for cancellation",
-            source: std::io::Error::other("no interrupt source was prepared on the capture thread"),
-        })
-    })
-}
-
-/// The capture's interrupts: the host's signals (SIGINT, SIGTERM, SIGHUP, as
-/// in the CLI), the client's cancellation of this request, and session end,
-/// all through the engine's one cancellation and cleanup path.
-fn interrupt_sources(session: &Session, cancel: CancellationToken) -> Result<Interrupts, HostError> {
-    let mut signals = (session.host.interrupts)()?;
+/// What cancels an MCP capture: the host's signals (SIGINT, SIGTERM, SIGHUP,
+/// as in the CLI), the client's cancellation of this request, and session
+/// end, all through the engine's one cancellation and cleanup path.
+fn cancellation(session: &Session, cancel: CancellationToken) -> Cancellation {
     let ended = session.ended().clone();
-    let mcp = futures_lite::stream::once_future(async move {
-        futures_lite::future::or(
-            async move {
-                cancel.cancelled().await;
-                CLIENT_CANCELLED
-            },
-            async move {
-                ended.cancelled().await;
-                SESSION_ENDED
-            },
-        )
-        .await
-    });
-    let signals = futures_lite::stream::poll_fn(move |cx| signals.poll_next(cx));
-    Ok(Interrupts::new(mcp.or(signals)))
+    Cancellation::on_host_signals()
+        .or_when(CancelCause::Client, async move { cancel.cancelled().await })
+        .or_when(CancelCause::SessionEnd, async move { ended.cancelled().await })
 }
 
 /// An unexpected failure inside the server.
@@ -197,5 +157,55 @@ impl UserError for Internal {
     }
     fn remediation(&self) -> String {
         "Run `rea doctor`, then try again; report the message if it persists.".into()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use rea_engine::BuildInfo;
+    use rea_engine::capture::progress::NullProgress;
+    use rea_engine::testing::fakes::FakeWorld;
+    use serde_json::{Value, json};
+    use tokio_util::sync::CancellationToken;
+
+    use crate::session::Session;
+
+    const BUILD: BuildInfo = BuildInfo { version: "0.0.0-test", revision: None, target: "test" };
+
+    /// Runs a capture of a command that never exits, with `cancel` as the
+    /// request's cancellation, and returns the error document it ends with.
+    fn cancelled_capture(session: &Session, cancel: CancellationToken) -> Value {
+        let scenario = rea_engine::scenario::parse_scenario(json!({"executable": "sh", "settle_ms": 0})).unwrap();
+        let cancellation = super::cancellation(session, cancel);
+        let reply = super::captured(session, scenario, Arc::new(NullProgress), cancellation);
+        assert_eq!(reply.is_error, Some(true));
+        reply.structured_content.expect("an error document")
+    }
+
+    #[test]
+    fn a_client_cancellation_cancels_the_capture_and_says_the_client_did() {
+        let world = FakeWorld::new();
+        let session = Session::new(world.host(), BUILD);
+        let cancel = CancellationToken::new();
+        cancel.cancel();
+        let doc = cancelled_capture(&session, cancel);
+        assert_eq!(doc["code"], "cancelled", "{doc}");
+        assert_eq!(doc["details"]["signal"], "the MCP client (notifications/cancelled)", "{doc}");
+        let message = doc["message"].as_str().unwrap();
+        assert!(message.starts_with("process capture was cancelled by the MCP client"), "{message}");
+        assert_eq!(doc["details"]["cleanup"], "complete", "{doc}");
+    }
+
+    #[test]
+    fn the_end_of_the_session_cancels_the_capture_and_says_so() {
+        let world = FakeWorld::new();
+        let session = Session::new(world.host(), BUILD);
+        session.end();
+        let doc = cancelled_capture(&session, CancellationToken::new());
+        assert_eq!(doc["code"], "cancelled", "{doc}");
+        assert_eq!(doc["details"]["signal"], "the end of the MCP session", "{doc}");
+        assert_eq!(doc["details"]["cleanup"], "complete", "{doc}");
     }
 }

@@ -52,8 +52,8 @@ mod tests {
 
     use rea_engine::BuildInfo;
     use rea_engine::capture::progress::NullProgress;
-    use rea_engine::capture::{CaptureError, CaptureRequest, capture};
-    use rea_engine::host::{ExitStatus, Interrupts};
+    use rea_engine::capture::{Cancellation, CaptureError, CaptureRequest, capture};
+    use rea_engine::host::ExitStatus;
     use rea_engine::scenario::SignalName;
     use rea_engine::testing::fakes::{FakeOwnership, FakeWorld};
     use serde_json::json;
@@ -71,8 +71,8 @@ mod tests {
         world.exit(ExitStatus::Code(0));
         let dir = tempfile::tempdir().unwrap();
         let resolved = rea_engine::testing::resolve(dir.path(), json!({"executable": "sh", "settle_ms": 0}));
-        let request = CaptureRequest { resolved, host_environment: Vec::new(), build: BUILD };
-        match capture(&world.host(), request, Arc::new(NullProgress)) {
+        let request = CaptureRequest::new(resolved, Vec::new(), BUILD);
+        match capture(&world.host(), request, Cancellation::none(), Arc::new(NullProgress)) {
             Err(e @ CaptureError::CleanupIncomplete { .. }) => (world, e),
             other => panic!("expected cleanup_incomplete, got {:?}", other.map(|e| e.evidence_id)),
         }
@@ -85,7 +85,7 @@ mod tests {
         session.keep_pending(failure);
         let scenario =
             rea_engine::scenario::parse_scenario(json!({"executable": "sh", "arguments": ["refused"]})).unwrap();
-        let refused = crate::capture::captured(&session, scenario, Arc::new(NullProgress), Ok(Interrupts::never()));
+        let refused = crate::capture::captured(&session, scenario, Arc::new(NullProgress), Cancellation::none());
         let doc = refused.structured_content.clone().unwrap();
         assert_eq!(refused.is_error, Some(true));
         assert_eq!(doc["code"], "cleanup_incomplete", "{doc}");

@@ -4,7 +4,7 @@ use std::io::Write;
 use std::sync::Arc;
 
 use rea_engine::capture::progress::{ProgressLine, ProgressSink};
-use rea_engine::capture::{capture_with_cleanup_retry, prepare};
+use rea_engine::capture::{Cancellation, capture_with_cleanup_retry, prepare};
 use rea_engine::scenario::load_scenario;
 
 use std::process::ExitCode;
@@ -47,7 +47,8 @@ pub(crate) fn run(args: CaptureProcessArgs) -> Result<SealedCapture, Outcome> {
     let request = prepare(&host, scenario, &invocation_dir, std::env::vars_os().collect(), crate::BUILD)
         .map_err(|e| failure(&e))?;
     // A failed cleanup is retried (the engine's policy) before the error is printed.
-    capture_with_cleanup_retry(&host, request, Arc::new(StderrProgress)).map_err(|e| failure(&e))
+    capture_with_cleanup_retry(&host, request, Cancellation::on_host_signals(), Arc::new(StderrProgress))
+        .map_err(|e| failure(&e))
 }
 
 /// Prints the capture (JSON is written as the record is serialized, with no

@@ -5,16 +5,14 @@ use std::time::Instant;
 
 use serde_json::json;
 
-use super::CaptureRequest;
+use super::conclude::Concluded;
 use super::normalize::{Normalizer, replace_number};
 use super::owned::CleanupReport;
-use super::redact::Redactor;
-use super::redact_names::Checkpoint;
+use super::parts::{Collection, Context, Observation};
 use super::render::{EMULATOR, RendererState};
-use super::run::{Collection, RunOutcome};
-use super::sampler::{RawSample, SamplerResult};
+use super::run::RunOutcome;
+use super::sampler::{MAX_SAMPLED_COMMAND_BYTES, RawSample, SamplerResult};
 use super::terminal::{TerminalOutput, TerminalRecorder};
-use crate::BuildInfo;
 use crate::evidence::{
     CAPTURE_SCHEMA_VERSION, CaptureRecord, Cleanup, CleanupOutcome, Exit, ExitReason, Finalization, JournalCollection,
     JournalEntry, Manifest, PROVIDER_VERSION, ProcessSample, ProcessTruncation, RenderedTerminalTruncation,
@@ -24,6 +22,7 @@ use crate::evidence::{
 use crate::evidence::{OwnedGroupOutcome, ProcessCoverage, RendererOutcome, ResidualScope, TemporaryRootOutcome};
 use crate::host::ExitStatus;
 use crate::scenario::{comparison_contract, normalization_projection, scenario_commitment};
+use crate::secrets::Redactor;
 
 /// Always-present limitation: sampling misses short-lived processes.
 pub(super) const LIMIT_SAMPLED: &str = "Process trees are sampled and may omit short-lived descendants.";
@@ -46,31 +45,26 @@ pub(super) fn replies_capped_limitation() -> String {
 pub(super) const LIMIT_RENDERER_FAILED: &str =
     "The terminal renderer failed during the capture; rendered_frames is empty and comparisons rely on raw frames.";
 
+/// What the record is made of: the session's context and observation, the
+/// run's outcome and what concluding it found.
 pub(super) struct Assembly<'a> {
-    pub(super) request: &'a CaptureRequest,
-    pub(super) build: BuildInfo,
-    pub(super) pty_backend: &'static str,
-    pub(super) signal_mechanism: crate::evidence::SignalMechanism,
-    pub(super) started_at: String,
+    pub(super) context: &'a Context<'a>,
     pub(super) root_pid: u32,
-    pub(super) normalizer: &'a Normalizer,
-    pub(super) decoder_invalid_bytes: u64,
-    /// Echoes of sensitive inputs replaced in terminal text; `None` when the
-    /// scenario has no sensitive input to look for.
-    pub(super) redactions: Option<u64>,
-    /// Replacements made on rendered screens (see `redact_screen`).
-    pub(super) screen_redactions: u64,
-    pub(super) recorder: TerminalRecorder,
-    pub(super) interactions: Vec<crate::evidence::InteractionEvent>,
-    pub(super) journal: Vec<(Instant, Collection, usize)>,
+    pub(super) observed: Observation,
     pub(super) outcome: RunOutcome,
-    pub(super) settlement: (SettlementState, u64),
-    pub(super) sampled: SamplerResult,
-    pub(super) before: Checkpoint,
-    pub(super) after: Checkpoint,
-    pub(super) cleanup: CleanupReport,
-    pub(super) temporary_root_removed: bool,
-    pub(super) settled_at: Instant,
+    pub(super) concluded: Concluded,
+}
+
+/// The terminal's part of the record.
+struct TerminalPart {
+    frames: Vec<crate::evidence::Frame>,
+    rendered_frames: Vec<(Instant, crate::evidence::RenderedFrame)>,
+    interaction_events: Vec<crate::evidence::InteractionEvent>,
+    raw: crate::evidence::RawTerminalTruncation,
+    normalized: crate::evidence::NormalizedTerminalTruncation,
+    rendered: RenderedTerminalTruncation,
+    renderer_state: RendererState,
+    replies_capped: bool,
 }
 
 /// Maps every PID seen to a small ordinal (the launched process is 1).
@@ -91,11 +85,6 @@ fn ordinals(root: u32, samples: &SamplerResult) -> HashMap<u32, u64> {
     }
     map
 }
-
-/// Longest sampled command line a record shows, in UTF-8 bytes; a longer
-/// one is cut at a character boundary and ends in
-/// `<truncated-command:N-bytes>`, N the length read from the host.
-pub(crate) const MAX_SAMPLED_COMMAND_BYTES: usize = 4096;
 
 /// Most processes a record lists as left untouched because their status
 /// could not be read (`cleanup.unverified_processes`, and one residual
@@ -141,69 +130,49 @@ impl Assembly<'_> {
     /// The sealed capture: each part of the record built by its own step,
     /// then fitted into the document bound.
     pub(super) fn assemble(self) -> Result<SealedCapture, serde_json::Error> {
-        let resolved = &self.request.resolved;
-        let scenario = &resolved.scenario;
+        let scenario = &self.context.request.resolved.scenario;
         let manifest = self.manifest()?;
-        let normalization = normalization_projection(&scenario.normalization);
-        let mut secrets = Redactor::for_events(&scenario.events);
-        let process_samples = process_samples(&self, &mut secrets);
-        let TerminalOutput { frames, raw, normalized, rendered, screens_before } =
-            self.recorder.finish(self.decoder_invalid_bytes);
-        let (rendered_frames, rendered, renderer_state, replies_capped) = match rendered {
-            Some(r) => (r.frames, r.account, r.state, r.replies_capped),
-            None => (Vec::new(), empty_rendered(scenario), RendererState::Failed, false),
-        };
-        let mut interaction_events = self.interactions;
-        for (event, screen) in interaction_events.iter_mut().zip(screens_before) {
-            event.screen_before = screen;
-        }
-        let event_journal = journal(&self.journal, &rendered_frames, &self.sampled, self.settled_at);
-        let selected = !resolved.observation_paths.is_empty();
-        let names = self.before.redactions + self.after.redactions;
-        let (before, after) = (self.before.snapshot, self.after.snapshot);
+        let process_samples = process_samples(&self);
+        // Every writer has counted by now (the renderer has stopped).
+        let redaction = self.observed.secrets.limitation();
+        let selected = !self.context.request.resolved.observation_paths.is_empty();
+        let Assembly { context, observed, outcome, concluded, .. } = self;
+        let invalid_bytes = observed.decoder.invalid_bytes();
+        let t = terminal_part(observed.recorder, observed.interactions, invalid_bytes, scenario);
+        let Concluded { verdict, sampled, temporary_root_removed, settled_at } = concluded;
+        let (before, after) = (observed.before.snapshot, verdict.after.snapshot);
         let filesystem_effects = if selected { crate::fs::effects(&before, &after) } else { Vec::new() };
-        let sampling_partial = self.sampled.limit_reached || self.sampled.failures > 0;
+        let sampling_partial = sampled.limit_reached || sampled.failures > 0;
+        let limitations = limitations(sampling_partial, &t, redaction, verdict.cleanup.unverified_processes.len());
         let truncation_details = TruncationDetails {
-            raw_terminal: raw,
-            normalized_terminal: Some(normalized),
-            rendered_terminal: rendered,
+            raw_terminal: t.raw,
+            normalized_terminal: Some(t.normalized),
+            rendered_terminal: t.rendered,
             filesystem_before: before.truncation,
             filesystem_after: after.truncation,
-            process: ProcessTruncation {
-                truncated: sampling_partial,
-                coverage: ProcessCoverage::Sampled,
-                sample_limit: scenario.limits.processes,
-                samples: process_samples.len() as u64,
-                limit_reached: self.sampled.limit_reached,
-                sampling_failures: self.sampled.failures,
-                first_sampling_failure: self.sampled.first_failure.clone(),
-            },
+            process: process_truncation(scenario, &sampled, sampling_partial, process_samples.len()),
             document: None,
         };
-        let on_screens = self.screen_redactions;
-        let redactions = self.redactions.map(|count| (count + secrets.redactions() + names + on_screens, on_screens));
-        let mut limitations = limitations(sampling_partial, renderer_state, redactions);
-        limitations.extend(replies_capped.then(replies_capped_limitation));
-        limitations.extend(unlisted_limitation(self.cleanup.unverified_processes.len()));
+        let mechanism = context.host.verifier.mechanism();
         let mut record = CaptureRecord {
             schema_version: CAPTURE_SCHEMA_VERSION,
             manifest,
-            normalization,
-            frames,
-            rendered_frames: rendered_frames.into_iter().map(|(_, f)| f).collect(),
-            interaction_events,
-            exit: exit(&self.outcome),
-            settlement: settlement(self.settlement),
+            normalization: normalization_projection(&scenario.normalization),
+            frames: t.frames,
+            event_journal: journal(&observed.journal, &t.rendered_frames, &sampled, settled_at),
+            rendered_frames: t.rendered_frames.into_iter().map(|(_, f)| f).collect(),
+            interaction_events: t.interaction_events,
+            exit: exit(&outcome),
+            settlement: settlement(verdict.settlement),
             process_samples,
-            event_journal,
+            filesystem_effects,
             files_before: before.files,
             files_after: after.files,
-            filesystem_effects,
             truncated: truncation_details.any_truncated(),
             truncation_details,
             limitations,
-            residual_unknowns: residual_unknowns(selected, &self.outcome, &self.cleanup),
-            cleanup: cleanup(renderer_state, self.temporary_root_removed, self.signal_mechanism, &self.cleanup),
+            residual_unknowns: residual_unknowns(selected, &outcome, &verdict.cleanup),
+            cleanup: cleanup(t.renderer_state, temporary_root_removed, mechanism, &verdict.cleanup),
         };
         let parameters = parameters(scenario, &record.normalization);
         super::fit::fit_document(&mut record, &parameters, super::fit::DOCUMENT_BUDGET_BYTES)?;
@@ -212,17 +181,17 @@ impl Assembly<'_> {
 
     /// Provenance and the commitments.
     fn manifest(&self) -> Result<Manifest, serde_json::Error> {
-        let resolved = &self.request.resolved;
+        let resolved = &self.context.request.resolved;
         let normalization = normalization_projection(&resolved.scenario.normalization);
         let scenario_value = scenario_commitment(resolved);
         let contract = comparison_contract(resolved);
         Ok(Manifest {
-            rea_version: self.build.version.to_owned(),
+            rea_version: self.context.request.build.version.to_owned(),
             provider_version: PROVIDER_VERSION.to_owned(),
             platform: platform_name().to_owned(),
             architecture: architecture_name().to_owned(),
-            pty_backend: self.pty_backend.to_owned(),
-            started_at: self.started_at.clone(),
+            pty_backend: self.context.host.pty.name().to_owned(),
+            started_at: self.context.clock.started_at.clone(),
             completed_at: now_iso8601(),
             full_scenario_sha256: digest(&scenario_value)?,
             comparison_contract_sha256: digest(&contract)?,
@@ -235,21 +204,69 @@ impl Assembly<'_> {
     }
 }
 
+/// The terminal's part of the record: the recorder's frames and rendered
+/// states, and the interaction events with the screen each saw.
+fn terminal_part(
+    recorder: TerminalRecorder,
+    mut interaction_events: Vec<crate::evidence::InteractionEvent>,
+    invalid_bytes: u64,
+    scenario: &crate::scenario::Scenario,
+) -> TerminalPart {
+    let TerminalOutput { frames, raw, normalized, rendered, screens_before } = recorder.finish(invalid_bytes);
+    let (rendered_frames, rendered, renderer_state, replies_capped) = match rendered {
+        Some(r) => (r.frames, r.account, r.state, r.replies_capped),
+        None => (Vec::new(), empty_rendered(scenario), RendererState::Failed, false),
+    };
+    for (event, screen) in interaction_events.iter_mut().zip(screens_before) {
+        event.screen_before = screen;
+    }
+    TerminalPart {
+        frames,
+        rendered_frames,
+        interaction_events,
+        raw,
+        normalized,
+        rendered,
+        renderer_state,
+        replies_capped,
+    }
+}
+
+/// The process dimension's accounting.
+fn process_truncation(
+    scenario: &crate::scenario::Scenario,
+    sampled: &SamplerResult,
+    sampling_partial: bool,
+    samples: usize,
+) -> ProcessTruncation {
+    ProcessTruncation {
+        truncated: sampling_partial,
+        coverage: ProcessCoverage::Sampled,
+        sample_limit: scenario.limits.processes,
+        samples: samples as u64,
+        limit_reached: sampled.limit_reached,
+        sampling_failures: sampled.failures,
+        first_sampling_failure: sampled.first_failure.clone(),
+    }
+}
+
 /// Sampled rows, identifiers normalized to ordinals and commands as recorded.
-fn process_samples(a: &Assembly<'_>, secrets: &mut Redactor) -> Vec<ProcessSample> {
-    let bucket = a.request.resolved.scenario.normalization.time_bucket_ms.max(1);
-    let map = ordinals(a.root_pid, &a.sampled);
+fn process_samples(a: &Assembly<'_>) -> Vec<ProcessSample> {
+    let bucket = a.context.request.resolved.scenario.normalization.time_bucket_ms.max(1);
+    let sampled = &a.concluded.sampled;
+    let map = ordinals(a.root_pid, sampled);
+    let mut secrets = a.observed.secrets.redactor();
     let mut pid_texts: Vec<String> = map.keys().map(u32::to_string).collect();
     pid_texts.sort_by_key(|p| std::cmp::Reverse(p.len()));
     let ordinal = |v: u32, unmapped: u64| if v == 0 { 0 } else { map.get(&v).copied().unwrap_or(unmapped) };
-    a.sampled
+    sampled
         .samples
         .iter()
         .map(|s| ProcessSample {
             at_ms: s.at_ms / bucket * bucket,
             pid: ordinal(s.pid, 1),
             parent_pid: ordinal(s.parent, 0),
-            command: sampled_command(s, secrets, a.normalizer, &pid_texts),
+            command: sampled_command(s, &mut secrets, &a.observed.normalizer, &pid_texts),
             process_group_id: Some(ordinal(s.group, 0)),
             session_id: Some(ordinal(s.session, 0)),
         })
@@ -321,18 +338,18 @@ fn settlement((state, elapsed_ms): (SettlementState, u64)) -> Settlement {
 }
 
 /// The record's limitations, in a fixed order.
-fn limitations(sampling_partial: bool, renderer: RendererState, redactions: Option<(u64, u64)>) -> Vec<String> {
+fn limitations(sampling_partial: bool, t: &TerminalPart, redaction: Option<String>, unverified: usize) -> Vec<String> {
     let mut limitations = vec![LIMIT_SAMPLED.to_owned()];
     if sampling_partial {
         limitations.push(LIMIT_SAMPLING_PARTIAL.to_owned());
     }
     limitations.extend([LIMIT_SNAPSHOTS, LIMIT_NETWORK, LIMIT_ENVIRONMENT].map(str::to_owned));
-    if renderer == RendererState::Failed {
+    if t.renderer_state == RendererState::Failed {
         limitations.push(LIMIT_RENDERER_FAILED.to_owned());
     }
-    if let Some((count, on_screens)) = redactions {
-        limitations.push(super::redact::redaction_limitation(count, on_screens));
-    }
+    limitations.extend(redaction);
+    limitations.extend(t.replies_capped.then(replies_capped_limitation));
+    limitations.extend(unlisted_limitation(unverified));
     limitations
 }
 
@@ -434,10 +451,11 @@ mod command_tests {
     use std::time::Instant;
 
     use super::super::normalize::{HostValues, Normalizer};
-    use super::super::redact::Redactor;
+    use super::super::sampler::MAX_SAMPLED_COMMAND_BYTES;
     use super::super::sampler::{KEPT_COMMAND_BYTES, RawSample};
-    use super::{MAX_SAMPLED_COMMAND_BYTES, sampled_command};
+    use super::sampled_command;
     use crate::scenario::Normalization;
+    use crate::secrets::Secrets;
 
     fn sample(command: &str, read: usize) -> RawSample {
         let mut command = command.to_owned();
@@ -456,7 +474,8 @@ mod command_tests {
 
     fn record(command: &str, secrets: &[&str]) -> String {
         let normalizer = Normalizer::new(&Normalization::default(), &HostValues::default());
-        let mut redactor = Redactor::new(secrets.iter().map(|s| (*s, format!("<redacted-input:{}-bytes>", s.len()))));
+        let mut redactor =
+            Secrets::new(secrets.iter().map(|s| (*s, format!("<redacted-input:{}-bytes>", s.len())))).redactor();
         sampled_command(&sample(command, command.len()), &mut redactor, &normalizer, &[])
     }
 

@@ -8,8 +8,8 @@ use std::pin::Pin;
 use std::task::Context;
 use std::time::{Duration, Instant};
 
+use super::clock::{add_ms, ms_between, ready};
 use super::owned::{Delivery, RunOwnership, deliver_bounded};
-use super::run::{FinalizationOutcome, add_ms, ms_between, ready, receipt};
 use crate::evidence::{ExitReason, FinalizationSignal, SignalReceipt};
 use crate::host::Host;
 use crate::scenario::{Scenario, SignalName};
@@ -17,14 +17,31 @@ use crate::scenario::{Scenario, SignalName};
 /// How long to wait for an exit after a delivered `SIGKILL` before giving up.
 const KILL_WAIT: Duration = Duration::from_secs(10);
 
-pub(super) type DeliveryTask<'a> = Pin<Box<dyn Future<Output = Delivery> + Send + 'a>>;
+/// A signal delivery in flight.
+pub(super) type DeliveryTask = Pin<Box<dyn Future<Output = Delivery> + Send>>;
 
-struct Finalizing<'a> {
+/// What happened during finalization.
+#[derive(Debug, Clone)]
+pub(super) struct FinalizationOutcome {
+    /// The scenario's `finalization_ms`.
+    pub requested_ms: u64,
+    /// Exit observation time relative to the start of finalization.
+    pub elapsed_ms: Option<u64>,
+    /// Each attempt.
+    pub signals: Vec<SignalReceipt>,
+}
+
+/// A delivery's receipt as the record keeps it.
+fn receipt(signal: FinalizationSignal, sent_at_ms: u64, d: &Delivery) -> SignalReceipt {
+    SignalReceipt { signal, sent_at_ms, delivery: d.record(), reason: d.reason() }
+}
+
+struct Finalizing {
     start: Instant,
     requested_ms: u64,
     kill_at: Instant,
-    term: Option<(u64, DeliveryTask<'a>)>,
-    kill: Option<(u64, DeliveryTask<'a>)>,
+    term: Option<(u64, DeliveryTask)>,
+    kill: Option<(u64, DeliveryTask)>,
     kill_requested: bool,
     kill_sent: Option<Instant>,
     receipts: Vec<(usize, SignalReceipt)>,
@@ -32,13 +49,13 @@ struct Finalizing<'a> {
 }
 
 /// Where the deadlines stand.
-enum Stage<'a> {
+enum Stage {
     /// No deadline has fired.
     Watching,
     /// A deadline fired with `finalization_ms: 0`: one SIGKILL.
-    Killing { sent_at: Instant, task: Option<DeliveryTask<'a>> },
+    Killing { sent_at: Instant, task: Option<DeliveryTask> },
     /// A deadline fired: SIGTERM, then SIGKILL after the interval.
-    Finalizing(Box<Finalizing<'a>>),
+    Finalizing(Box<Finalizing>),
 }
 
 /// Deliveries that completed during one poll.
@@ -55,9 +72,9 @@ impl DeadlineWakes {
 }
 
 /// The deadlines of one run.
-pub(super) struct Deadlines<'a> {
-    host: &'a Host,
-    run: &'a RunOwnership,
+pub(super) struct Deadlines {
+    host: Host,
+    run: RunOwnership,
     timeout_at: Option<Instant>,
     idle_timeout_ms: u64,
     finalization_ms: u64,
@@ -65,14 +82,14 @@ pub(super) struct Deadlines<'a> {
     pub(super) last_output: Instant,
     /// `timeout` or `idle_timeout` once one fired.
     pub(super) reason: Option<ExitReason>,
-    stage: Stage<'a>,
+    stage: Stage,
 }
 
-impl<'a> Deadlines<'a> {
-    pub(super) fn new(host: &'a Host, run: &'a RunOwnership, scenario: &Scenario, launch: Instant) -> Deadlines<'a> {
+impl Deadlines {
+    pub(super) fn new(host: &Host, run: &RunOwnership, scenario: &Scenario, launch: Instant) -> Deadlines {
         Deadlines {
-            host,
-            run,
+            host: host.clone(),
+            run: run.clone(),
             timeout_at: add_ms(launch, scenario.timeout_ms),
             idle_timeout_ms: scenario.idle_timeout_ms,
             finalization_ms: scenario.finalization_ms,
@@ -86,7 +103,7 @@ impl<'a> Deadlines<'a> {
     /// plain SIGKILL; the finalization interval's end starts its SIGKILL (not
     /// sequenced after the SIGTERM result: independent deliveries).
     pub(super) fn advance(&mut self, now: Instant) {
-        let (host, run) = (self.host, self.run);
+        let (host, run) = (&self.host, &self.run);
         match &mut self.stage {
             Stage::Watching => {
                 let idle_at = add_ms(self.last_output, self.idle_timeout_ms);

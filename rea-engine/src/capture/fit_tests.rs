@@ -294,7 +294,7 @@ fn areas_give_way_in_order_and_every_fitted_capture_imports() {
 /// input limit, and imported.
 #[test]
 fn the_largest_capture_at_every_limit_is_importable() {
-    use super::assemble::MAX_SAMPLED_COMMAND_BYTES;
+    use super::sampler::MAX_SAMPLED_COMMAND_BYTES;
     use crate::scenario::MAX_SCENARIO_BYTES;
     let dir = tempfile::tempdir().expect("create a temporary directory");
     let limits = json!({

@@ -1,12 +1,9 @@
-//! Guards of a capture's resources: the launched tree is killed and reaped
-//! on every path out of the lifecycle, and the final progress line is
-//! emitted at exactly one place.
+//! The guard of a capture's launched tree: it is killed and reaped on every
+//! path out of the lifecycle.
 
 use std::collections::BTreeSet;
 
-use super::FinalStates;
 use super::owned::{self, CleanupReport, RunOwnership};
-use super::progress::Counts;
 use crate::host::{Host, PtyProcess};
 
 /// Owns the launched tree from spawn on. The lifecycle cleans up explicitly
@@ -45,18 +42,5 @@ impl Drop for TreeGuard {
             owned::cleanup(&self.host, &self.run, &self.groups);
         }
         self.process.close_terminal();
-    }
-}
-
-/// What the one final progress line will say; every phase updates it.
-pub(super) struct Ending {
-    pub(super) counts: Counts,
-    pub(super) states: FinalStates,
-}
-
-impl Ending {
-    /// A run that has launched nothing yet and would fail if it ended now.
-    pub(super) fn new() -> Ending {
-        Ending { counts: Counts::default(), states: FinalStates::before_launch("failed") }
     }
 }

@@ -6,6 +6,7 @@
 //! can signal.
 
 use std::collections::BTreeSet;
+use std::future::Future;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -89,17 +90,25 @@ pub(super) fn deliver_to_root(verifier: &dyn OwnershipVerifier, run: &RunOwnersh
     }
 }
 
-/// Starts a bounded delivery on a blocking thread; resolves within
-/// [`DELIVERY_BOUND`]. A late result is dropped, not recorded.
-pub(super) async fn deliver_bounded(host: &Host, run: &RunOwnership, signal: SignalName) -> Delivery {
+/// A bounded delivery: started on a blocking thread when first polled;
+/// resolves within [`DELIVERY_BOUND`]. A late result is dropped, not
+/// recorded. The future owns what it needs, so it can be held beside the
+/// run's other state.
+pub(super) fn deliver_bounded(
+    host: &Host,
+    run: &RunOwnership,
+    signal: SignalName,
+) -> impl Future<Output = Delivery> + Send + 'static {
     let verifier = Arc::clone(&host.verifier);
     let run = run.clone();
-    let task = blocking::unblock(move || deliver_to_root(&*verifier, &run, signal));
-    futures_lite::future::or(task, async {
-        async_io::Timer::after(DELIVERY_BOUND).await;
-        Delivery::Unverified(format!("delivery did not settle within {} ms", DELIVERY_BOUND.as_millis()))
-    })
-    .await
+    async move {
+        let task = blocking::unblock(move || deliver_to_root(&*verifier, &run, signal));
+        futures_lite::future::or(task, async {
+            async_io::Timer::after(DELIVERY_BOUND).await;
+            Delivery::Unverified(format!("delivery did not settle within {} ms", DELIVERY_BOUND.as_millis()))
+        })
+        .await
+    }
 }
 
 /// Whether a row is related to the run by its session or a sampled group:
@@ -288,6 +297,23 @@ fn kill_round(host: &Host, found: &mut Scan, report: &mut CleanupReport) {
     }
 }
 
+/// Adds rea's own children to the targets, first, right before the kill: a
+/// tree that forks and exits faster than the table scan is caught here.
+fn children_first(host: &Host, run: &RunOwnership, found: &mut Scan) {
+    let mut children: Vec<(Box<dyn OwnedProcess>, Pid)> = host
+        .verifier
+        .owned_children(&run.claim())
+        .into_iter()
+        .filter(|c| found.targets.iter().all(|(t, _)| t.identity().pid != c.identity().pid))
+        .map(|c| {
+            let group = host.inspector.process(c.identity().pid).ok().flatten().map_or(c.identity().pid, |r| r.group);
+            (c, group)
+        })
+        .collect();
+    children.append(&mut found.targets);
+    found.targets = children;
+}
+
 /// Kills every owned process of the run (blocking) until the final check
 /// proves none is left: "`rea` has no child" where the host can say so
 /// exactly, else a verified scan finding no owned process. Bounded in rounds
@@ -307,21 +333,7 @@ pub(super) fn cleanup(host: &Host, run: &RunOwnership, groups: &BTreeSet<u32>) -
             }
         };
         report.unverified_processes = std::mem::take(&mut found.unverified);
-        // rea's own children last, right before the kill: a tree that forks
-        // and exits faster than the table scan is caught here.
-        let mut children: Vec<(Box<dyn OwnedProcess>, Pid)> = host
-            .verifier
-            .owned_children(&run.claim())
-            .into_iter()
-            .filter(|c| found.targets.iter().all(|(t, _)| t.identity().pid != c.identity().pid))
-            .map(|c| {
-                let group =
-                    host.inspector.process(c.identity().pid).ok().flatten().map_or(c.identity().pid, |r| r.group);
-                (c, group)
-            })
-            .collect();
-        children.append(&mut found.targets);
-        found.targets = children;
+        children_first(host, run, &mut found);
         let out_of_time = report.rounds >= CLEANUP_ROUNDS || started.elapsed() >= CLEANUP_BOUND;
         if found.targets.is_empty() && found.unresolved.is_empty() {
             match host.verifier.descendants() {
@@ -330,14 +342,7 @@ pub(super) fn cleanup(host: &Host, run: &RunOwnership, groups: &BTreeSet<u32>) -
                 // A descendant the scan could not see (it forked and exited
                 // meanwhile): sweep again.
                 Descendants::SomeAlive if !out_of_time => continue,
-                Descendants::SomeAlive => {
-                    report.failure = Some(format!(
-                        "a descendant of rea was still alive after {} cleanup rounds ({} ms), but no scan could see it",
-                        report.rounds,
-                        started.elapsed().as_millis()
-                    ));
-                    return report;
-                }
+                Descendants::SomeAlive => return report.unseen_descendant(started),
             }
         }
         if out_of_time {
@@ -367,6 +372,17 @@ pub fn cleanup_orphaned_run(host: &Host, token: RunToken, root: ProcessIdentity)
 }
 
 impl CleanupReport {
+    /// The report of a cleanup that ran out of rounds or time while the host
+    /// still said a descendant was alive that no scan could see.
+    fn unseen_descendant(mut self, started: Instant) -> CleanupReport {
+        self.failure = Some(format!(
+            "a descendant of rea was still alive after {} cleanup rounds ({} ms), but no scan could see it",
+            self.rounds,
+            started.elapsed().as_millis()
+        ));
+        self
+    }
+
     fn proven(mut self, check: FinalCheck) -> CleanupReport {
         self.verified = true;
         self.final_check = Some(check);

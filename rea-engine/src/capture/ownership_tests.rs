@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use serde_json::{Value, json};
 
 use super::progress::{ProgressLine, ProgressSink};
-use super::{CaptureError, CaptureRequest, capture, retry_failed_cleanup};
+use super::{Cancellation, CaptureError, CaptureRequest, capture, retry_failed_cleanup};
 use crate::BuildInfo;
 use crate::evidence::{CaptureRecord, Evidence, OwnedGroupOutcome, SettlementState};
 use crate::host::{Descendants, ExitStatus, Proof};
@@ -28,8 +28,8 @@ impl ProgressSink for Lines {
 fn run_with(world: &FakeWorld, scenario: Value, lines: Arc<Lines>) -> Result<Evidence, CaptureError> {
     let dir = tempfile::tempdir().unwrap();
     let resolved = crate::testing::resolve(dir.path(), scenario);
-    let request = CaptureRequest { resolved, host_environment: Vec::new(), build: BUILD };
-    capture(&world.host(), request, lines)
+    let request = CaptureRequest::new(resolved, Vec::new(), BUILD);
+    capture(&world.host(), request, Cancellation::none(), lines)
 }
 
 fn record(e: &Evidence) -> CaptureRecord {

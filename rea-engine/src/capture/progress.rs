@@ -12,6 +12,8 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
+use crate::evidence::ExitReason;
+
 /// Lifecycle stage reported in `phase`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -67,6 +69,65 @@ pub struct NullProgress;
 
 impl ProgressSink for NullProgress {
     fn write(&self, _line: &ProgressLine) {}
+}
+
+crate::evidence::vocabulary! {
+    /// How the capture ended, as the final progress line says.
+    Disposition {
+        /// The command exited on its own.
+        Exited = "exited",
+        /// `timeout_ms` passed.
+        Timeout = "timeout",
+        /// `idle_timeout_ms` passed without output.
+        IdleTimeout = "idle_timeout",
+        /// The capture was cancelled.
+        Cancelled = "cancelled",
+        /// No record could be produced.
+        Failed = "failed",
+    }
+}
+
+impl From<ExitReason> for Disposition {
+    fn from(reason: ExitReason) -> Disposition {
+        match reason {
+            ExitReason::Exited => Disposition::Exited,
+            ExitReason::Timeout => Disposition::Timeout,
+            ExitReason::IdleTimeout => Disposition::IdleTimeout,
+        }
+    }
+}
+
+crate::evidence::vocabulary! {
+    /// What became of a resource the run started (the owned process group,
+    /// the terminal renderer), as the final progress line says.
+    Released {
+        /// Released: the group proven gone, the renderer's thread joined.
+        Cleaned = "cleaned",
+        /// Not released (cleanup unproven, renderer panicked).
+        Failed = "failed",
+        /// Never started.
+        NotStarted = "not_started",
+    }
+}
+
+crate::evidence::vocabulary! {
+    /// What became of the private temporary root, as the final progress
+    /// line says.
+    RootState {
+        /// Removed.
+        Cleaned = "cleaned",
+        /// Could not be created or removed.
+        Failed = "failed",
+        /// Not created yet.
+        NotCreated = "not_created",
+    }
+}
+
+impl RootState {
+    /// The state after an attempt to remove the root.
+    pub fn removed(removed: bool) -> RootState {
+        if removed { RootState::Cleaned } else { RootState::Failed }
+    }
 }
 
 /// Counts shown in progress messages.

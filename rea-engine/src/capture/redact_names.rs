@@ -17,27 +17,24 @@
 use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet};
 
-use super::redact::Redactor;
 use crate::evidence::{EnumerationOmission, EnumerationOmissionReason, FileState};
 use crate::fs::{Snapshot, utf16_cmp};
-use crate::scenario::Event;
+use crate::secrets::{Redactor, Secrets};
 
 /// A filesystem checkpoint as the record keeps it: the snapshot with the
-/// sensitive inputs' text replaced in its names, and how often it was.
+/// sensitive inputs' text replaced in its names (counted in the capture's
+/// tally).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Checkpoint {
     /// The redacted snapshot.
     pub(crate) snapshot: Snapshot,
-    /// Occurrences replaced.
-    pub(crate) redactions: u64,
 }
 
 impl Checkpoint {
-    /// `snapshot` with the secrets of the sensitive inputs among `events`
-    /// replaced in its names.
-    pub(crate) fn redacted(mut snapshot: Snapshot, events: &[Event]) -> Checkpoint {
-        let redactions = redact_snapshot(&mut snapshot, &mut Redactor::for_events(events));
-        Checkpoint { snapshot, redactions }
+    /// `snapshot` with `secrets` replaced in its names.
+    pub(crate) fn redacted(mut snapshot: Snapshot, secrets: &Secrets) -> Checkpoint {
+        redact_snapshot(&mut snapshot, &mut secrets.redactor());
+        Checkpoint { snapshot }
     }
 }
 
@@ -48,12 +45,34 @@ pub(crate) fn redact_snapshot(snapshot: &mut Snapshot, secrets: &mut Redactor) -
         return 0;
     }
     let start = secrets.redactions();
+    let (renamed, left_out) = redact_files(&mut snapshot.files, secrets);
+    if !left_out.is_empty() {
+        leave_out(snapshot, &left_out);
+    }
     let truncation = &mut snapshot.truncation;
-    // Recorded paths, and the original paths of the entries left out.
+    for omission in &mut truncation.hash_omissions {
+        omission.path = redact_path(&omission.path, secrets);
+    }
+    for omission in truncation.enumeration_omissions.iter_mut().filter(|o| !is_collision(o)) {
+        omission.path = redact_path(&omission.path, secrets);
+    }
+    if renamed {
+        snapshot.files.sort_by(|a, b| walk_order(&a.path, &b.path));
+        truncation.hash_omissions.sort_by(|a, b| walk_order(&a.path, &b.path));
+        truncation.enumeration_omissions.sort_by(|a, b| walk_order(&a.path, &b.path));
+    }
+    secrets.redactions() - start
+}
+
+/// Replaces the secrets in the files' paths and symlink targets. Returns
+/// whether any path changed, and the entries whose redacted path another
+/// entry already records (original path to redacted path); their `path` is
+/// left empty.
+fn redact_files(files: &mut [FileState], secrets: &mut Redactor) -> (bool, HashMap<String, String>) {
     let mut seen = HashSet::new();
     let mut left_out: HashMap<String, String> = HashMap::new();
     let mut renamed = false;
-    for state in &mut snapshot.files {
+    for state in files {
         let recorded = redact_path(&state.path, secrets);
         if let Some(target) = &state.symlink_target {
             let redacted = secrets.whole(target);
@@ -68,42 +87,35 @@ pub(crate) fn redact_snapshot(snapshot: &mut Snapshot, secrets: &mut Redactor) -
         }
         state.path = recorded;
     }
-    if !left_out.is_empty() {
-        // The left-out entries are the ones whose path was taken above.
-        let gone = |s: &FileState| s.path.is_empty();
-        let unhashed: u64 = snapshot.files.iter().filter(|s| gone(s) && s.sha256.is_some()).map(|s| s.size).sum();
-        snapshot.files.retain(|s| !gone(s));
-        truncation.bytes_hashed = truncation.bytes_hashed.saturating_sub(unhashed);
-        truncation.hash_omissions.retain(|o| !left_out.contains_key(&o.path));
-        truncation.entries = snapshot.files.len() as u64;
-        truncation.truncated = true;
-        let mut collided: Vec<&String> = left_out.values().collect();
-        collided.sort_by(|a, b| walk_order(a, b));
-        collided.dedup();
-        for path in collided {
-            let root = root_alias(path);
-            for coverage in truncation.roots.iter_mut().filter(|c| c.root == root) {
-                coverage.complete = false;
-            }
-            truncation.enumeration_omissions.push(EnumerationOmission {
-                path: path.clone(),
-                reason: EnumerationOmissionReason::RedactedNameCollision,
-                system_code: None,
-            });
+    (renamed, left_out)
+}
+
+/// Leaves the colliding entries (see [`redact_files`]) out of the snapshot:
+/// the snapshot is truncated, their roots incomplete, and each redacted path
+/// is named once as a `redacted_name_collision` enumeration omission.
+fn leave_out(snapshot: &mut Snapshot, left_out: &HashMap<String, String>) {
+    let truncation = &mut snapshot.truncation;
+    let gone = |s: &FileState| s.path.is_empty();
+    let unhashed: u64 = snapshot.files.iter().filter(|s| gone(s) && s.sha256.is_some()).map(|s| s.size).sum();
+    snapshot.files.retain(|s| !gone(s));
+    truncation.bytes_hashed = truncation.bytes_hashed.saturating_sub(unhashed);
+    truncation.hash_omissions.retain(|o| !left_out.contains_key(&o.path));
+    truncation.entries = snapshot.files.len() as u64;
+    truncation.truncated = true;
+    let mut collided: Vec<&String> = left_out.values().collect();
+    collided.sort_by(|a, b| walk_order(a, b));
+    collided.dedup();
+    for path in collided {
+        let root = root_alias(path);
+        for coverage in truncation.roots.iter_mut().filter(|c| c.root == root) {
+            coverage.complete = false;
         }
+        truncation.enumeration_omissions.push(EnumerationOmission {
+            path: path.clone(),
+            reason: EnumerationOmissionReason::RedactedNameCollision,
+            system_code: None,
+        });
     }
-    for omission in &mut truncation.hash_omissions {
-        omission.path = redact_path(&omission.path, secrets);
-    }
-    for omission in truncation.enumeration_omissions.iter_mut().filter(|o| !is_collision(o)) {
-        omission.path = redact_path(&omission.path, secrets);
-    }
-    if renamed {
-        snapshot.files.sort_by(|a, b| walk_order(&a.path, &b.path));
-        truncation.hash_omissions.sort_by(|a, b| walk_order(&a.path, &b.path));
-        truncation.enumeration_omissions.sort_by(|a, b| walk_order(&a.path, &b.path));
-    }
-    secrets.redactions() - start
 }
 
 fn is_collision(omission: &EnumerationOmission) -> bool {
@@ -156,7 +168,8 @@ mod tests {
     const OTHER: &str = "0ther-Yz";
 
     fn redactor() -> Redactor {
-        Redactor::new([(SECRET, "<redacted-input:9-bytes>".to_owned()), (OTHER, "<redacted-input:9-bytes>".to_owned())])
+        let marker = || "<redacted-input:9-bytes>".to_owned();
+        Secrets::new([(SECRET, marker()), (OTHER, marker())]).redactor()
     }
 
     fn state(path: &str, kind: FileKind, sha256: Option<&str>, target: Option<&str>) -> FileState {
@@ -263,7 +276,7 @@ mod tests {
     fn a_snapshot_without_secrets_to_look_for_is_untouched() {
         let original = snapshot(vec![file(&format!("root_0:{SECRET}"))], Vec::new());
         let mut s = original.clone();
-        assert_eq!(redact_snapshot(&mut s, &mut Redactor::for_events(&[])), 0);
+        assert_eq!(redact_snapshot(&mut s, &mut Secrets::default().redactor()), 0);
         assert_eq!(s, original);
     }
 

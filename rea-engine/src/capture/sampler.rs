@@ -14,16 +14,20 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::host::{Pid, ProcessIdentity, ProcessInspector, StartTime};
+use crate::host::{Pid, ProcessIdentity, ProcessInspector, ProcessRow, StartTime};
 
 /// Sampling interval.
 pub(super) const INTERVAL: Duration = Duration::from_millis(50);
 
+/// Longest sampled command line a record shows, in UTF-8 bytes; a longer
+/// one is cut at a character boundary and ends in
+/// `<truncated-command:N-bytes>`, N the length read from the host.
+pub(crate) const MAX_SAMPLED_COMMAND_BYTES: usize = 4096;
+
 /// Bytes of a command line the sampler keeps: the record shows at most
-/// `MAX_SAMPLED_COMMAND_BYTES`, and the rest leaves room to redact a secret
+/// [`MAX_SAMPLED_COMMAND_BYTES`], and the rest leaves room to redact a secret
 /// that starts inside them (a secret is at most `MAX_INPUT_DATA_BYTES`).
-pub(super) const KEPT_COMMAND_BYTES: usize =
-    super::assemble::MAX_SAMPLED_COMMAND_BYTES + crate::scenario::MAX_INPUT_DATA_BYTES;
+pub(super) const KEPT_COMMAND_BYTES: usize = MAX_SAMPLED_COMMAND_BYTES + crate::scenario::MAX_INPUT_DATA_BYTES;
 
 /// A sampled row before normalization.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -102,8 +106,9 @@ impl Sampler {
         lock.lock().unwrap_or_else(|e| e.into_inner()).result.groups.clone()
     }
 
-    /// Stops after the pass in progress and returns everything recorded.
-    pub(super) fn stop(mut self) -> SamplerResult {
+    /// Stops after the pass in progress and returns everything recorded
+    /// (once: a later call finds nothing).
+    pub(super) fn stop(&mut self) -> SamplerResult {
         self.halt();
         let (lock, _) = &*self.shared;
         std::mem::take(&mut lock.lock().unwrap_or_else(|e| e.into_inner()).result)
@@ -206,29 +211,37 @@ impl Walker {
                 Ok(children) => queue.extend(children.into_iter().map(|c| (c, Some(pid)))),
                 Err(e) => pass.failures.push(format!("children of process {pid}: {e}")),
             }
-            // Compared in place: the command is copied only when it is recorded.
-            let unchanged = self.last.get(&pid.0).is_some_and(|(start, parent, command, group, session)| {
-                (*start, *parent, *group, *session) == (row.start, row.parent.0, row.group.0, row.session.0)
-                    && *command == row.command
-            });
-            if unchanged {
-                continue;
+            if let Some(sample) = self.changed(pid, row, at_ms) {
+                pass.rows.push(sample);
             }
-            self.last.insert(pid.0, (row.start, row.parent.0, row.command.clone(), row.group.0, row.session.0));
-            let command_bytes = row.command.len();
-            let mut command = row.command;
-            command.truncate(command.floor_char_boundary(KEPT_COMMAND_BYTES));
-            pass.rows.push(RawSample {
-                at_ms,
-                pid: pid.0,
-                parent: row.parent.0,
-                command,
-                command_bytes,
-                group: row.group.0,
-                session: row.session.0,
-                recorded: Instant::now(),
-            });
         }
         pass
+    }
+
+    /// The sample of `row`, unless the process looks as it did in the last
+    /// sample recorded for `pid`.
+    fn changed(&mut self, pid: Pid, row: ProcessRow, at_ms: u64) -> Option<RawSample> {
+        // Compared in place: the command is copied only when it is recorded.
+        let unchanged = self.last.get(&pid.0).is_some_and(|(start, parent, command, group, session)| {
+            (*start, *parent, *group, *session) == (row.start, row.parent.0, row.group.0, row.session.0)
+                && *command == row.command
+        });
+        if unchanged {
+            return None;
+        }
+        self.last.insert(pid.0, (row.start, row.parent.0, row.command.clone(), row.group.0, row.session.0));
+        let command_bytes = row.command.len();
+        let mut command = row.command;
+        command.truncate(command.floor_char_boundary(KEPT_COMMAND_BYTES));
+        Some(RawSample {
+            at_ms,
+            pid: pid.0,
+            parent: row.parent.0,
+            command,
+            command_bytes,
+            group: row.group.0,
+            session: row.session.0,
+            recorded: Instant::now(),
+        })
     }
 }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use super::progress::NullProgress;
-use super::{CaptureError, CaptureRequest, capture};
+use super::{Cancellation, CaptureError, CaptureRequest, capture};
 use crate::BuildInfo;
 use crate::evidence::{
     CaptureRecord, CleanupOutcome, Evidence, JournalCollection, OwnedGroupOutcome, ResidualScope, SettlementState,
@@ -20,8 +20,8 @@ const BUILD: BuildInfo = BuildInfo { version: "0.0.0-test", revision: None, targ
 fn run(world: &FakeWorld, scenario: Value) -> Result<Evidence, CaptureError> {
     let dir = tempfile::tempdir().unwrap();
     let resolved = crate::testing::resolve(dir.path(), scenario);
-    let request = CaptureRequest { resolved, host_environment: Vec::new(), build: BUILD };
-    capture(&world.host(), request, Arc::new(NullProgress))
+    let request = CaptureRequest::new(resolved, Vec::new(), BUILD);
+    capture(&world.host(), request, Cancellation::none(), Arc::new(NullProgress))
 }
 
 fn record(e: &Evidence) -> CaptureRecord {

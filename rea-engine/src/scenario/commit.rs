@@ -12,6 +12,7 @@ use serde_json::{Map, Value, json};
 
 use super::model::{Event, Normalization, Scenario};
 use super::resolve::ResolvedScenario;
+pub use crate::secrets::redacted_input;
 
 /// Committed format of rendered frame `lines`.
 pub const RENDERED_LINE_FORMAT: &str = "trim-trailing-spaces-v1";
@@ -21,11 +22,6 @@ pub const PORT_NORMALIZATION_VERSION: &str = "endpoint-ports-v1";
 pub const PATTERN_NORMALIZATION_VERSION: &str = "literal-replacements-v1";
 /// Committed terminal-reply profile, present while `terminal.answer_queries` is true.
 pub const TERMINAL_QUERY_REPLIES: &str = "xterm-v1";
-
-/// The placeholder persisted for a sensitive input of `len` UTF-8 bytes.
-pub fn redacted_input(len: usize) -> String {
-    format!("<redacted-input:{len}-bytes>")
-}
 
 /// The normalization object as committed and recorded in a capture.
 pub fn normalization_projection(n: &Normalization) -> Value {

@@ -507,7 +507,7 @@ impl Validator {
                 ),
             );
         }
-        let secret = crate::capture::redact::secret_part(data).len();
+        let secret = crate::secrets::secret_part(data).len();
         if sensitive && secret > 0 && secret < MIN_SENSITIVE_INPUT_BYTES {
             self.issue(
                 path,

@@ -18,7 +18,7 @@ use futures_lite::{AsyncRead, AsyncWrite};
 
 use crate::fs::{DirListing, FsError, FsMeta, FsProbe, ProbeFile};
 use crate::host::{
-    BoxFuture, CaptureSupport, Check, Descendants, ExitStatus, Host, HostError, Interrupts, OwnedProcess, Ownership,
+    BoxFuture, CaptureSupport, Check, Descendants, ExitStatus, Host, HostError, NoInterrupts, OwnedProcess, Ownership,
     OwnershipClaim, OwnershipVerifier, Pid, ProcessIdentity, ProcessInspector, ProcessRow, ProcessTable, Proof,
     PtyBackend, PtyProcess, SignalError, SpawnSpec, StartTime, TermSize,
 };
@@ -264,7 +264,7 @@ impl FakeWorld {
             verifier: fake.clone(),
             fs: fake,
             diagnose: Vec::<Check>::new,
-            interrupts: || Ok(Interrupts::never()),
+            interrupts: Arc::new(NoInterrupts),
             open_input: crate::input::open_input_portable,
         }
     }

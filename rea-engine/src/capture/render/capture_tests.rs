@@ -7,7 +7,7 @@ use serde_json::json;
 use super::EMULATOR;
 use crate::BuildInfo;
 use crate::capture::progress::NullProgress;
-use crate::capture::{CaptureRequest, capture};
+use crate::capture::{Cancellation, CaptureRequest, capture};
 use crate::evidence::{CaptureRecord, JournalCollection, RendererOutcome};
 use crate::host::ExitStatus;
 use crate::testing::fakes::FakeWorld;
@@ -17,8 +17,8 @@ const BUILD: BuildInfo = BuildInfo { version: "0.0.0-test", revision: None, targ
 fn run(world: &FakeWorld, scenario: serde_json::Value) -> CaptureRecord {
     let dir = tempfile::tempdir().unwrap();
     let resolved = crate::testing::resolve(dir.path(), scenario);
-    let request = CaptureRequest { resolved, host_environment: Vec::new(), build: BUILD };
-    let evidence = capture(&world.host(), request, Arc::new(NullProgress)).expect("a capture");
+    let request = CaptureRequest::new(resolved, Vec::new(), BUILD);
+    let evidence = capture(&world.host(), request, Cancellation::none(), Arc::new(NullProgress)).expect("a capture");
     serde_json::from_value(evidence.normalized_result).unwrap()
 }
 

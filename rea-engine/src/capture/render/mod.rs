@@ -56,8 +56,8 @@ use self::queries::{QueryScanner, Reply};
 use self::retain::{RenderedLog, Target};
 use self::screen::Screen;
 use super::normalize::Normalizer;
-use super::redact_screen::ScreenSecrets;
 use crate::evidence::{RenderedFrame, RenderedTerminalTruncation, ScreenBefore, TerminalQuery};
+use crate::secrets::ScreenSecrets;
 
 /// Most pending text, in bytes, before the run loop stops reading the PTY.
 pub const PENDING_CAP: usize = 4 * 1024 * 1024;

@@ -1,19 +1,14 @@
 use super::*;
 use crate::evidence::ActiveBuffer;
-use crate::scenario::Event;
 
 const SECRET: &str = "Qz7-hunter2-Xk9";
 
 fn secrets() -> ScreenSecrets {
-    let event: Event = serde_json::from_value(serde_json::json!({
-        "type": "input", "at_ms": 0, "data": format!("{SECRET}\r"), "sensitive": true
-    }))
-    .unwrap();
-    ScreenSecrets::for_events(&[event])
+    crate::secrets::Secrets::of_inputs([format!("{SECRET}\r").as_str()]).screens()
 }
 
 fn marker() -> String {
-    crate::scenario::redacted_input(SECRET.len() + 1)
+    crate::secrets::redacted_input(SECRET.len() + 1)
 }
 
 fn frame(columns: u16, lines: &[&str], dump: &str) -> RenderedFrame {
@@ -77,7 +72,7 @@ fn a_secret_wrapped_at_the_screen_edge_is_found_across_the_rows_but_not_across_a
 
 #[test]
 fn no_sensitive_input_changes_nothing() {
-    let none = ScreenSecrets::for_events(&[]);
+    let none = crate::secrets::Secrets::of_inputs([]).screens();
     let mut f = frame(40, &[SECRET], SECRET);
     assert_eq!(none.redact(&mut f, Some(7)), Some(7));
     assert_eq!(f.lines.to_vec(), [SECRET]);

@@ -1,6 +1,6 @@
 //! Secret redaction on rendered screens.
 //!
-//! The stream redactor ([`super::redact`]) replaces a sensitive input's text
+//! The stream redactor ([`super::Redactor`]) replaces a sensitive input's text
 //! wherever the program prints it in one piece. A program can also rebuild
 //! it on screen from pieces the stream never shows together (for example
 //! `printf 'X%s\r%s\n' "${x:1}" "${x:0:1}"`: the stream holds `Xz...\rQ`,
@@ -21,25 +21,15 @@
 //! say how many were made on screens.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 
-use aho_corasick::{AhoCorasick, MatchKind};
-
+use super::set::SecretSet;
 use crate::evidence::{RenderedFrame, ScreenLines};
-use crate::scenario::Event;
 
-/// The secrets to look for on rendered screens, and how many replacements
-/// were made; clones share the count.
+/// The capture's secrets as the renderer looks for them on rendered screens
+/// (see [`super::Secrets::screens`]); replacements count into the capture's tally.
 #[derive(Debug, Clone, Default)]
 pub struct ScreenSecrets {
-    inner: Option<Arc<Inner>>,
-}
-
-#[derive(Debug)]
-struct Inner {
-    matcher: AhoCorasick,
-    markers: Vec<String>,
-    redactions: AtomicU64,
+    inner: Option<Arc<SecretSet>>,
 }
 
 /// Text assembled from parts of a source text: each byte of `text` comes
@@ -59,31 +49,13 @@ impl Projection {
 }
 
 impl ScreenSecrets {
-    /// The secrets of the sensitive inputs among `events`.
-    pub fn for_events(events: &[Event]) -> ScreenSecrets {
-        let mut secrets: Vec<&str> = Vec::new();
-        let mut markers = Vec::new();
-        for (secret, marker) in super::redact::secret_pairs(events) {
-            if !secret.is_empty() && !secrets.contains(&secret) {
-                secrets.push(secret);
-                markers.push(marker);
-            }
-        }
-        if secrets.is_empty() {
-            return ScreenSecrets::default();
-        }
-        // Building fails only beyond the automaton's size limits, which the
-        // scenario's input bounds keep far away; the stream redactor is
-        // built from the same secrets.
-        let Ok(matcher) = AhoCorasick::builder().match_kind(MatchKind::LeftmostLongest).build(&secrets) else {
-            return ScreenSecrets::default();
-        };
-        ScreenSecrets { inner: Some(Arc::new(Inner { matcher, markers, redactions: AtomicU64::new(0) })) }
+    pub(super) fn new(inner: Option<Arc<SecretSet>>) -> ScreenSecrets {
+        ScreenSecrets { inner }
     }
 
-    /// Replacements made so far, by every clone.
+    /// Replacements made on screens so far, by every clone.
     pub fn redactions(&self) -> u64 {
-        self.inner.as_ref().map_or(0, |inner| inner.redactions.load(Ordering::Relaxed))
+        self.inner.as_ref().map_or(0, |set| set.on_screens())
     }
 
     /// Replaces the secrets in `frame`'s rows and dump; returns `bytes` (the
@@ -101,13 +73,13 @@ impl ScreenSecrets {
         if count == 0 {
             return bytes;
         }
-        inner.redactions.fetch_add(count, Ordering::Relaxed);
+        inner.count_on_screens(count);
         let after = frame.lines.text_bytes() + frame.serialized_state.len() as u64;
         bytes.map(|b| b + after - before)
     }
 }
 
-impl Inner {
+impl SecretSet {
     /// The rows with the secrets replaced, or `None` when none was found.
     fn rows(&self, lines: &ScreenLines, columns: usize, count: &mut u64) -> Option<ScreenLines> {
         let source: String = lines.iter().collect();
@@ -220,5 +192,5 @@ fn skip_escape(chars: &mut std::iter::Peekable<std::str::CharIndices<'_>>) {
 }
 
 #[cfg(test)]
-#[path = "redact_screen_tests.rs"]
+#[path = "screen_tests.rs"]
 mod tests;
