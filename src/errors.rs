@@ -23,9 +23,6 @@ pub(crate) enum CliError {
         "stdout is the scenario file {path} itself: the shell emptied it when it opened the redirect, before rea started, so its content is lost"
     )]
     StdoutIsInput { path: PathBuf },
-    /// `rea show` or `rea export-asciicast` was given something else.
-    #[error("{path} is not a rea capture or comparison: it is {found}")]
-    NotViewable { path: PathBuf, found: String },
     /// A setting read once at start-up is invalid (the macOS helper's
     /// `REA_DARWIN_*`, `SDKROOT`, `REA_SWIFTC_COMPILE_TIMEOUT_MS`).
     #[error("invalid start-up setting: {message}")]
@@ -44,7 +41,6 @@ impl UserError for CliError {
             CliError::Usage { .. } => "invalid_arguments",
             CliError::CurrentDirectory { .. } => "current_directory_unreadable",
             CliError::StdoutIsInput { .. } => "output_is_input",
-            CliError::NotViewable { .. } => "not_viewable",
             CliError::NotACapture { .. } => "not_a_capture",
             CliError::StartupSetting { .. } => "invalid_configuration",
         }
@@ -55,9 +51,6 @@ impl UserError for CliError {
             CliError::CurrentDirectory { .. } => "Run rea from an existing, readable directory.".into(),
             CliError::StdoutIsInput { .. } => {
                 "Restore the scenario file (for example from version control), then redirect the capture to a different file: `rea capture-process scenario.json --json > capture.json`.".into()
-            }
-            CliError::NotViewable { .. } => {
-                "Give a capture (`rea capture-process SCENARIO --json > capture.json`) or a comparison (`rea compare-process-captures LEFT RIGHT --json > comparison.json`).".into()
             }
             CliError::NotACapture { path } => format!(
                 "Export one of the captures it compares instead; `rea show {}` shows the comparison.",
@@ -71,7 +64,7 @@ impl UserError for CliError {
     fn details(&self) -> Option<Value> {
         match self {
             CliError::Usage { .. } | CliError::CurrentDirectory { .. } | CliError::StartupSetting { .. } => None,
-            CliError::StdoutIsInput { path } | CliError::NotViewable { path, .. } | CliError::NotACapture { path } => {
+            CliError::StdoutIsInput { path } | CliError::NotACapture { path } => {
                 Some(json!({ "file": path.display().to_string() }))
             }
         }

@@ -5,10 +5,8 @@
 //! host backend (in `host.rs`, the only OS switch), calls the engine, and
 //! prints one document on stdout.
 
-mod asciicast;
 mod cli;
 mod cmd;
-mod document;
 mod errors;
 mod exit;
 mod host;

@@ -17,6 +17,7 @@ pub mod host;
 pub mod input;
 pub mod keys;
 pub mod path;
+pub mod report;
 pub mod scenario;
 pub mod secrets;
 #[cfg(any(test, feature = "testing"))]

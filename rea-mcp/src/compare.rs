@@ -205,7 +205,7 @@ fn load(session: &Session, source: &Source, field: &'static str) -> Result<Loade
     }
 }
 
-fn by_id(session: &Session, id: &str, field: &'static str) -> Result<Loaded, EvidenceReferenceError> {
+pub(crate) fn by_id(session: &Session, id: &str, field: &'static str) -> Result<Loaded, EvidenceReferenceError> {
     let refuse =
         |problem, found: &str| EvidenceReferenceError { field, id: id.to_owned(), problem, found: found.into() };
     let stored = session.get(id).ok_or_else(|| refuse(ReferenceProblem::Missing, ""))?;

@@ -14,6 +14,7 @@ mod capture;
 mod cleanup;
 mod compare;
 mod errors;
+mod export;
 mod fault;
 mod reply;
 mod server;

@@ -52,6 +52,20 @@ pub(crate) fn evidence(id: &str, normalized_result: &Value) -> CallToolResult {
     }))
 }
 
+/// `structuredContent = {asciicast, evidence_id}` (the recording of the
+/// capture `id`), the same as JSON text, then the recording as plain text.
+pub(crate) fn recording(id: &str, cast: String) -> CallToolResult {
+    let compact = json!({ "asciicast": cast, "evidence_id": id });
+    from_json(json!({
+        "content": [
+            { "type": "text", "text": compact.to_string() },
+            { "type": "text", "text": compact["asciicast"] },
+        ],
+        "structuredContent": compact,
+        "isError": false,
+    }))
+}
+
 /// `isError: true` with the CLI's error document as structured content and
 /// as JSON text.
 pub(crate) fn error(err: &dyn UserError) -> CallToolResult {

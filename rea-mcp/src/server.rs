@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use crate::reply::{EVIDENCE_URI_PREFIX, evidence_uri};
 use crate::session::Session;
 use crate::transport::LineTransport;
-use crate::{capture, compare, reply};
+use crate::{capture, compare, export, reply};
 
 /// Serves the session on stdin/stdout until the client ends it. The
 /// transport answers malformed lines itself and ends the session (cancelling
@@ -41,10 +41,10 @@ fn wire<T: DeserializeOwned>(value: Value) -> Result<T, ErrorData> {
         .map_err(|e| ErrorData::internal_error(format!("rea mcp built an invalid reply: {e}"), None))
 }
 
-const INSTRUCTIONS: &str = "rea runs one command under a pseudo-terminal exactly as a scenario says and records bounded Evidence of what happened; it compares two such captures. capture_process_scenario takes the scenario object (schema: docs/scenario.schema.json) and returns a compact result with an evidence_uri; read the full record with resources/read. compare_process_captures compares two captures by evidence_id (this session) or by capture file path.";
+const INSTRUCTIONS: &str = "rea runs one command under a pseudo-terminal exactly as a scenario says and records bounded Evidence of what happened; it compares two such captures. capture_process_scenario takes the scenario object (schema: docs/scenario.schema.json) and returns a compact result with an evidence_uri; read the full record with resources/read. compare_process_captures compares two captures by evidence_id (this session) or by capture file path; export_asciicast returns a capture's asciicast v2 recording.";
 
-/// The two tools, with their annotations. Capture launches a process with
-/// the user's permissions and writes files; compare only reads.
+/// The tools, with their annotations. Capture launches a process with the
+/// user's permissions and writes files; compare and export only read.
 pub(crate) fn tools() -> Value {
     json!([
         {
@@ -74,6 +74,20 @@ pub(crate) fn tools() -> Value {
                 "openWorldHint": false
             },
             "_meta": { "rea/effects": ["reads_filesystem", "mutates_session"] }
+        },
+        {
+            "name": export::TOOL,
+            "title": "Export a capture as an asciicast recording",
+            "description": "Return the asciicast v2 recording of a capture (exactly what `rea export-asciicast` prints), named by an evidence_id recorded in this session or by a capture Evidence file path (JSON or TOON), as {asciicast, evidence_id}. Only reads; records nothing.",
+            "inputSchema": export::input_schema(),
+            "annotations": {
+                "title": "Export a capture as an asciicast recording",
+                "readOnlyHint": true,
+                "destructiveHint": false,
+                "idempotentHint": true,
+                "openWorldHint": false
+            },
+            "_meta": { "rea/effects": ["reads_filesystem"] }
         }
     ])
 }
@@ -114,9 +128,18 @@ impl ServerHandler for Handler {
                 Ok(result) => result,
                 Err(e) => reply::error(&capture::Internal(format!("the comparison thread ended abnormally: {e}"))),
             },
+            export::TOOL => match tokio::task::spawn_blocking(move || export::run(&session, arguments)).await {
+                Ok(result) => result,
+                Err(e) => reply::error(&capture::Internal(format!("the export thread ended abnormally: {e}"))),
+            },
             other => {
                 return Err(ErrorData::invalid_params(
-                    format!("unknown tool {other:?}; this server has {} and {}", capture::TOOL, compare::TOOL),
+                    format!(
+                        "unknown tool {other:?}; this server has {}, {} and {}",
+                        capture::TOOL,
+                        compare::TOOL,
+                        export::TOOL
+                    ),
                     None,
                 ));
             }

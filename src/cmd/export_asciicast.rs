@@ -2,18 +2,22 @@
 
 use std::process::ExitCode;
 
+use rea_engine::evidence::{Contents, load_document};
+use rea_engine::report::export;
+
 use crate::cli::ExportAsciicastArgs;
-use crate::document::{Kind, load};
 use crate::errors::CliError;
 
 pub(crate) fn run(args: &ExportAsciicastArgs) -> ExitCode {
-    let loaded = match load(&args.capture) {
-        Ok(l) => l,
-        Err(e) => return super::text::fail(e.as_ref()),
+    let document = match load_document(&args.capture, crate::host::open_input) {
+        Ok(d) => d,
+        Err(e) => return super::text::fail(&e),
     };
-    if loaded.kind != Kind::Capture {
+    let Contents::Capture(record) = &document.contents else {
         return super::text::fail(&CliError::NotACapture { path: args.capture.clone() });
+    };
+    match export(&document.source_name, record) {
+        Ok(cast) => super::text::write_stdout("the recording", cast.as_bytes()),
+        Err(e) => super::text::fail(&e),
     }
-    let cast = crate::asciicast::export(&loaded.value["normalized_result"]);
-    super::text::write_stdout("the recording", cast.as_bytes())
 }

@@ -1,118 +1,101 @@
 //! The view of a comparison: verdict, dimensions, differences, the first
-//! divergence, limitations.
+//! divergence, the trace verdict, limitations; read from the typed record.
 //!
-//! Differences are read from the agreed shape
-//! (`dimensions[].differences: [{path, left, right, location?}]`,
-//! `differences_omitted`, `timing_deltas`), and whatever of it a record
-//! lacks is simply not shown.
+//! A difference's `left` and `right` are whatever values the two captures
+//! held, so they are shown as values: two texts (or frames) are cut around
+//! their first differing character, two objects show only the fields that
+//! differ.
 
+use rea_engine::compare::{ComparisonRecord, DimensionResult, Divergence, FirstDivergence, Location, TimingDelta};
+use rea_engine::report::{ComparedCaptures, escape_excerpt};
 use serde_json::Value;
 
-use super::fields::{at, escape_excerpt, list, str_at, u64_at};
 use super::{Page, Tone, limitations};
 
 /// Characters of each side of an excerpt.
 const EXCERPT_CHARS: usize = 72;
 
-pub(super) fn render(page: &mut Page, envelope: &Value) {
+pub(super) fn render(page: &mut Page, pair: &ComparedCaptures, record: &ComparisonRecord, limits: &[String]) {
     let style = page.style();
-    let result = &envelope["normalized_result"];
-    let parameters = &envelope["parameters"];
-    page.field("left", str_at(parameters, &["left_evidence_id"]).unwrap_or("(absent)"));
-    page.field("right", str_at(parameters, &["right_evidence_id"]).unwrap_or("(absent)"));
-    if let Some(tolerance) = u64_at(parameters, &["timing_tolerance_ms"]) {
-        page.field("tolerance", &format!("{tolerance} ms"));
-    }
-    page.field("verdict", &style.status(str_at(result, &["status"]).unwrap_or("unknown")));
+    page.field("left", &pair.left_evidence_id);
+    page.field("right", &pair.right_evidence_id);
+    page.field("tolerance", &format!("{} ms", pair.timing_tolerance_ms));
+    page.field("verdict", &style.status(record.status.as_str()));
     page.heading("Dimensions");
-    let rows: Vec<Vec<String>> = list(result, &["dimensions"])
+    let rows: Vec<Vec<String>> = record
+        .dimensions
         .iter()
         .map(|d| {
-            let reasons: Vec<&str> = list(d, &["reasons"]).iter().filter_map(Value::as_str).collect();
-            vec![
-                str_at(d, &["dimension"]).unwrap_or("?").to_owned(),
-                style.status(str_at(d, &["status"]).unwrap_or("unknown")),
-                count_differences(d),
-                reasons.join("; "),
-            ]
+            vec![d.dimension.to_string(), style.status(d.status.as_str()), count_differences(d), d.reasons.join("; ")]
         })
         .collect();
     page.table(&["dimension", "status", "differences", "reasons"], &rows);
-    differences(page, result);
-    first_divergence(page, &result["first_divergence"]);
-    if let Some(trace) = at(result, &["trace"]).filter(|t| !t.is_null()) {
+    for dimension in &record.dimensions {
+        differences(page, dimension);
+    }
+    first_divergence(page, &record.first_divergence);
+    if let Some(trace) = &record.trace {
         page.heading("Trace");
-        page.field("  verdict", &style.status(str_at(trace, &["status"]).unwrap_or("unknown")));
-        if let Some(reason) = str_at(trace, &["reason"]) {
-            page.field("  reason", reason);
-        }
+        page.field("  verdict", &style.status(trace.verdict.as_str()));
     }
-    limitations(page, envelope);
+    limitations(page, limits);
 }
 
-fn count_differences(dimension: &Value) -> String {
-    match at(dimension, &["differences"]).and_then(Value::as_array) {
-        Some(list) => {
-            let omitted = u64_at(dimension, &["differences_omitted"]).unwrap_or(0);
-            if omitted > 0 { format!("{} (+{omitted} omitted)", list.len()) } else { list.len().to_string() }
-        }
-        None => "-".to_owned(),
-    }
+fn count_differences(dimension: &DimensionResult) -> String {
+    let (listed, omitted) = (dimension.differences.len(), dimension.differences_omitted);
+    if omitted > 0 { format!("{listed} (+{omitted} omitted)") } else { listed.to_string() }
 }
 
-fn differences(page: &mut Page, result: &Value) {
+fn differences(page: &mut Page, dimension: &DimensionResult) {
     let style = page.style();
-    for dimension in list(result, &["dimensions"]) {
-        let name = str_at(dimension, &["dimension"]).unwrap_or("?");
-        let items = list(dimension, &["differences"]);
-        let deltas = list(dimension, &["timing_deltas"]);
-        if items.is_empty() && deltas.is_empty() {
-            continue;
-        }
-        page.heading(&format!("Differences in {name}"));
-        for item in items {
-            let path = str_at(item, &["path"]).unwrap_or("?");
-            let location = at(item, &["location"]).map(location_text).unwrap_or_default();
-            page.line(&format!("  {}{location}", style.paint(Tone::Strong, path)));
-            let (left, right) = excerpts(&item["left"], &item["right"]);
-            page.line(&style.paint(Tone::Bad, &format!("    - left:  {left}")));
-            page.line(&style.paint(Tone::Good, &format!("    + right: {right}")));
-        }
-        if let Some(omitted) = u64_at(dimension, &["differences_omitted"]).filter(|n| *n > 0) {
-            page.line(&format!("  … {omitted} more differences not listed"));
-        }
-        for delta in deltas {
-            let within = match delta["within_tolerance"].as_bool() {
-                Some(true) => style.paint(Tone::Good, "within tolerance"),
-                Some(false) => style.paint(Tone::Bad, "beyond tolerance"),
-                None => "tolerance unknown".to_owned(),
-            };
-            let ms = |key: &str| delta.get(key).map_or("?".to_owned(), Value::to_string);
-            page.line(&format!(
-                "  timing {}: left {} ms, right {} ms, delta {} ms, {within}",
-                str_at(delta, &["path"]).unwrap_or("?"),
-                ms("left_ms"),
-                ms("right_ms"),
-                ms("delta_ms"),
-            ));
-        }
+    if dimension.differences.is_empty() && dimension.timing_deltas.is_empty() {
+        return;
+    }
+    page.heading(&format!("Differences in {}", dimension.dimension));
+    for item in &dimension.differences {
+        let location = item.location.as_ref().map(location_text).unwrap_or_default();
+        page.line(&format!("  {}{location}", style.paint(Tone::Strong, &item.path)));
+        sides(page, &item.left, &item.right);
+    }
+    if dimension.differences_omitted > 0 {
+        page.line(&format!("  … {} more differences not listed", dimension.differences_omitted));
+    }
+    for delta in &dimension.timing_deltas {
+        page.line(&timing(page, delta));
     }
 }
 
-/// ` (segment 1, line 2, column 5)` from any location object.
-fn location_text(location: &Value) -> String {
-    let Some(map) = location.as_object() else {
-        return format!(" ({location})");
+fn timing(page: &Page, delta: &TimingDelta) -> String {
+    let style = page.style();
+    let within = if delta.within_tolerance {
+        style.paint(Tone::Good, "within tolerance")
+    } else {
+        style.paint(Tone::Bad, "beyond tolerance")
     };
-    let parts: Vec<String> = map.iter().map(|(k, v)| format!("{} {}", k.replace('_', " "), plain(v))).collect();
-    format!(" ({})", parts.join(", "))
+    format!(
+        "  timing {}: left {} ms, right {} ms, delta {} ms, {within}",
+        delta.path, delta.left_ms, delta.right_ms, delta.delta_ms
+    )
 }
 
-fn plain(value: &Value) -> String {
-    match value {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    }
+/// The two excerpts of a difference, left in red, right in green.
+fn sides(page: &mut Page, left: &Value, right: &Value) {
+    let style = page.style();
+    let (left, right) = excerpts(left, right);
+    page.line(&style.paint(Tone::Bad, &format!("    - left:  {left}")));
+    page.line(&style.paint(Tone::Good, &format!("    + right: {right}")));
+}
+
+/// ` (segment 1, line 2, column 5)`, in the order the format writes the location.
+fn location_text(location: &Location) -> String {
+    let parts = match location {
+        Location::Stream { segment, byte_offset, line, column } => {
+            format!("segment {segment}, byte offset {byte_offset}, line {line}, column {column}")
+        }
+        Location::Screen { segment, row, column } => format!("segment {segment}, row {row}, column {column}"),
+        Location::Index { segment, index } => format!("segment {segment}, index {index}"),
+    };
+    format!(" ({parts})")
 }
 
 /// Short excerpts of two values: two strings (or frames) are cut around
@@ -125,8 +108,9 @@ fn excerpts(left: &Value, right: &Value) -> (String, String) {
     if let (Some(l), Some(r)) = (left.as_object(), right.as_object()) {
         let keys = l.keys().chain(r.keys().filter(|k| !l.contains_key(*k)));
         let differing: Vec<&String> = keys.filter(|k| l.get(*k) != r.get(*k)).collect();
+        let absent = Value::Null;
         let field = |k: &String| {
-            let (a, b) = excerpts(l.get(k).unwrap_or(&Value::Null), r.get(k).unwrap_or(&Value::Null));
+            let (a, b) = excerpts(l.get(k).unwrap_or(&absent), r.get(k).unwrap_or(&absent));
             (format!("{k}: {a}"), format!("{k}: {b}"))
         };
         let (a, b): (Vec<String>, Vec<String>) = differing.into_iter().map(field).unzip();
@@ -147,9 +131,10 @@ fn text_excerpts(l: &str, r: &str) -> (String, String) {
 
 /// The text a value stands for: a string, or a frame's `data`.
 fn text_of(value: &Value) -> Option<&str> {
-    value.as_str().or_else(|| str_at(value, &["data"]))
+    value.as_str().or_else(|| value.get("data")?.as_str())
 }
 
+/// A value in one line; a side that holds nothing (null) is `(absent)`.
 fn value_excerpt(value: &Value) -> String {
     match value {
         Value::Null => "(absent)".to_owned(),
@@ -157,26 +142,33 @@ fn value_excerpt(value: &Value) -> String {
     }
 }
 
-fn first_divergence(page: &mut Page, divergence: &Value) {
-    if divergence.is_null() {
-        return;
-    }
+fn first_divergence(page: &mut Page, divergence: &FirstDivergence) {
     let style = page.style();
     page.heading("First divergence");
-    page.field("  status", &style.status(str_at(divergence, &["status"]).unwrap_or("unknown")));
-    if let Some(reason) = str_at(divergence, &["reason"]) {
-        page.field("  reason", reason);
+    page.field("  status", &style.status(divergence.status().as_str()));
+    let located = match divergence {
+        FirstDivergence::Found(d) => Some(d),
+        FirstDivergence::None => return,
+        FirstDivergence::Unknown { reason, earliest_observed_difference } => {
+            page.field("  reason", reason.as_str());
+            earliest_observed_difference.as_ref()
+        }
+    };
+    match located {
+        Some(d) => divergence_lines(page, d),
+        // No earliest difference: shown as it always was, every part unknown.
+        None => {
+            page.field("  in", "?");
+            page.field("  where", &style.paint(Tone::Strong, "?"));
+            sides(page, &Value::Null, &Value::Null);
+        }
     }
-    // The located divergence, or the earliest one observed when it cannot be located.
-    let located =
-        divergence.get("dimension").map(|_| divergence).or_else(|| divergence.get("earliest_observed_difference"));
-    let Some(diff) = located else { return };
-    let dimension = str_at(diff, &["dimension"]).unwrap_or("?");
-    let path = str_at(diff, &["path"]).unwrap_or("?");
-    let location = at(diff, &["location"]).map(location_text).unwrap_or_default();
-    page.field("  in", dimension);
-    page.field("  where", &format!("{}{location}", style.paint(Tone::Strong, path)));
-    let (left, right) = excerpts(&diff["left"], &diff["right"]);
-    page.line(&style.paint(Tone::Bad, &format!("    - left:  {left}")));
-    page.line(&style.paint(Tone::Good, &format!("    + right: {right}")));
+}
+
+fn divergence_lines(page: &mut Page, d: &Divergence) {
+    let style = page.style();
+    let location = d.location.as_ref().map(location_text).unwrap_or_default();
+    page.field("  in", d.dimension.as_str());
+    page.field("  where", &format!("{}{location}", style.paint(Tone::Strong, &d.path)));
+    sides(page, &d.left, &d.right);
 }

@@ -1,17 +1,17 @@
 //! `rea show`: a human view of a capture or a comparison.
 //!
-//! The view reads the document as written (through [`fields`]), so it shows
-//! whatever a record holds and says "absent" for what it does not, and it
-//! never changes the document. Layout: a header of key/value lines, then
-//! sections under a heading.
+//! A capture is shown from its typed record, as the engine's loader reads
+//! it (JSON or TOON); the view never changes the document. Layout: a header
+//! of key/value lines, then sections under a heading.
 
 mod capture;
 mod comparison;
-pub(crate) mod fields;
+mod truncation;
 
 use std::fmt::Write;
 
-use crate::document::{Encoding, Identity, Kind, Loaded};
+use rea_engine::evidence::{Contents, Document, Encoding, Identity};
+use rea_engine::report::{CommittedScenario, ComparedCaptures, ReportError};
 
 /// ANSI styling, or none.
 #[derive(Debug, Clone, Copy)]
@@ -137,159 +137,155 @@ fn visible_width(text: &str) -> usize {
 /// The whole view of a loaded document.
 ///
 /// `screens` adds, for a capture, the screen each interaction event saw.
-pub(crate) fn render(loaded: &Loaded, style: Style, screens: bool) -> String {
+pub(crate) fn render(document: &Document, style: Style, screens: bool) -> Result<String, ReportError> {
+    let name = document.source_name.as_str();
     let mut page = Page::new(style);
-    let what = match loaded.kind {
-        Kind::Capture => "capture",
-        Kind::Comparison => "comparison",
+    let what = match document.contents {
+        Contents::Capture(_) => "capture",
+        Contents::Comparison(_) => "comparison",
     };
-    let id = fields::str_at(&loaded.value, &["evidence_id"]).unwrap_or("(no evidence_id)");
-    let title = style.paint(Tone::Strong, &format!("rea {what} {id}"));
+    let title = style.paint(Tone::Strong, &format!("rea {what} {}", document.envelope.evidence_id));
     page.line(&title);
-    let encoding = match loaded.encoding {
+    let encoding = match document.encoding {
         Encoding::Json => "JSON",
         Encoding::Toon => "TOON",
     };
-    let identity = match &loaded.identity {
-        Identity::Verified if loaded.kind == Kind::Capture => {
+    let identity = match (&document.identity, &document.contents) {
+        (Identity::Verified, Contents::Capture(_)) => {
             style.paint(Tone::Good, "verified (evidence_id and commitments recomputed)")
         }
-        Identity::Verified => style.paint(Tone::Good, "verified (evidence_id recomputed)"),
-        Identity::Failed(why) => style.paint(Tone::Bad, &format!("NOT verified: {why}")),
+        (Identity::Verified, Contents::Comparison(_)) => style.paint(Tone::Good, "verified (evidence_id recomputed)"),
+        (Identity::Failed(why), _) => style.paint(Tone::Bad, &format!("NOT verified: {why}")),
     };
     page.field("read as", encoding);
     page.field("identity", &identity);
-    match loaded.kind {
-        Kind::Capture => capture::render(&mut page, &loaded.value, screens),
-        Kind::Comparison => comparison::render(&mut page, &loaded.value),
+    let limits = &document.envelope.limitations;
+    match &document.contents {
+        Contents::Capture(record) => {
+            let scenario = CommittedScenario::of(name, record)?;
+            capture::render(&mut page, record, &scenario, limits, screens);
+        }
+        Contents::Comparison(record) => {
+            let pair = ComparedCaptures::of(name, &document.envelope)?;
+            comparison::render(&mut page, &pair, record, limits);
+        }
     }
-    page.text
+    Ok(page.text)
 }
 
 /// Lists the envelope's limitations under a heading.
-pub(crate) fn limitations(page: &mut Page, envelope: &serde_json::Value) {
+pub(crate) fn limitations(page: &mut Page, items: &[String]) {
     page.heading("Limitations");
-    let items = fields::list(envelope, &["limitations"]);
     if items.is_empty() {
         page.line("  none recorded");
     }
     for item in items {
-        page.line(&format!("  - {}", item.as_str().unwrap_or_default()));
+        page.line(&format!("  - {item}"));
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use rea_engine::compare::ComparisonRecord;
+    use rea_engine::evidence::{
+        CaptureRecord, Evidence, Frame, Identity, ResidualScope, ResidualUnknown, ScreenBefore, UnverifiedProcess,
+        load_document,
+    };
     use serde_json::json;
 
     use super::*;
 
-    fn loaded(kind: Kind, value: serde_json::Value) -> Loaded {
-        Loaded { value, encoding: Encoding::Json, kind, identity: Identity::Verified }
+    /// A view fixture (`tests/fixtures/view/captures/NAME.json`), read as `rea show` reads it.
+    fn fixture(name: &str) -> Document {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/view/captures").join(name);
+        load_document(&path, rea_engine::input::open_input_portable).unwrap()
     }
 
-    /// A capture with every section filled: a rendered screen, a timed-out
-    /// run with finalization, truncation, filesystem effects.
+    fn record(document: &mut Document) -> &mut CaptureRecord {
+        match &mut document.contents {
+            Contents::Capture(record) => record,
+            Contents::Comparison(_) => panic!("a capture fixture"),
+        }
+    }
+
+    fn shown(document: &Document, screens: bool) -> String {
+        render(document, Style::new(false), screens).unwrap()
+    }
+
+    /// A capture with every section filled: a rendered screen, a deadline
+    /// with finalization, truncation, filesystem effects; here also an
+    /// unverified process and a further residual unknown.
     #[test]
     fn a_full_capture_view() {
-        let value = json!({
-            "evidence_id": "ev_test",
-            "limitations": ["Process trees are sampled and may omit short-lived descendants."],
-            "normalized_result": {
-                "manifest": {"started_at": "2026-12-01T06:30:05.000Z", "completed_at": "2026-12-01T06:30:07.250Z",
-                    "scenario": {"executable": "/usr/bin/top", "arguments": ["-b"], "working_directory": "/work",
-                        "terminal": {"columns": 20, "rows": 3}, "filesystem_observation_paths": ["/work/out"]}},
-                "frames": [{"sequence": 0, "at_ms": 0, "data": "\u{1b}[2Jload 0.1\r\n"}],
-                "rendered_frames": [{"sequence": 0, "at_ms": 0, "columns": 20, "rows": 3, "cursor_x": 0, "cursor_y": 1,
-                    "active_buffer": "alternate", "lines": ["load 0.1", ""], "serialized_state": ""}],
-                "interaction_events": [{"sequence": 0, "scheduled_at_ms": 500, "dispatched_at_ms": 502, "type": "signal",
-                    "data": "SIGINT", "outcome": "dispatched"}],
-                "exit": {"code": null, "signal": 15, "reason": "timeout", "finalization": {"requested_ms": 1000,
-                    "elapsed_ms": 1000, "exit_code": null, "signals": [{"signal": "SIGTERM", "sent_at_ms": 2000,
-                    "delivery": "delivered"}]}},
-                "settlement": {"state": "quiesced", "elapsed_ms": 12, "cleanup_outcome": "cleaned"},
-                "filesystem_effects": [
-                    {"path": "/work/out/report.txt", "status": "added", "before": null,
-                     "after": {"path": "/work/out/report.txt", "mode": 33188, "size": 12, "kind": "file"}},
-                    {"path": "/work/out", "status": "changed",
-                     "before": {"path": "/work/out", "mode": 16877, "size": 4096, "kind": "directory"},
-                     "after": {"path": "/work/out", "mode": 16832, "size": 4096, "kind": "directory"}}
-                ],
-                "truncated": true,
-                "truncation_details": {"raw_terminal": {"truncated": true, "omitted_for_budget": 3,
-                    "omitted_for_frame_limit": 0}, "process": {"truncated": false}},
-                "residual_unknowns": [{"scope": "network", "reason": "Not isolated."}],
-                "cleanup": {"owned_process_group": "cleaned", "terminal_renderer": "cleaned", "temporary_root": "removed",
-                    "signal_mechanism": "pidfd", "unverified_processes": [{"pid": 42, "reason": "start time unreadable"}]}
-            }
-        });
-        insta::assert_snapshot!(render(&loaded(Kind::Capture, value), Style::new(false), false));
+        let mut document = fixture("timeout.json");
+        let r = record(&mut document);
+        r.cleanup.unverified_processes.push(UnverifiedProcess { pid: 42, reason: "start time unreadable".into() });
+        r.residual_unknowns.push(ResidualUnknown { scope: ResidualScope::Cleanup, reason: "Not verified.".into() });
+        document.identity = Identity::Failed("changed for the test".into());
+        let text = shown(&document, false);
+        assert!(text.contains("; left unverified: PID 42 (start time unreadable)"), "{text}");
+        assert!(text.contains("identity   NOT verified: changed for the test"), "{text}");
+        insta::assert_snapshot!(text);
     }
 
     /// `--screens`: the screen each event saw (a frame, a blank screen, one
-    /// not recorded) beside the final one; a reply to a terminal query.
+    /// not recorded, one the record lacks) beside the final one; a reply to a
+    /// terminal query.
     #[test]
     fn a_capture_view_with_screens_at_events() {
-        let frame = |sequence: u64, at_ms: u64, lines: &[&str]| {
-            json!({"sequence": sequence, "at_ms": at_ms, "columns": 12, "rows": 2, "cursor_x": 3, "cursor_y": 0,
-                "active_buffer": "normal", "lines": lines, "serialized_state": ""})
-        };
-        let value = json!({
-            "evidence_id": "ev_screens",
-            "limitations": [],
-            "normalized_result": {
-                "manifest": {"started_at": "2026-12-01T06:30:05.000Z", "completed_at": "2026-12-01T06:30:07.250Z",
-                    "scenario": {"executable": "/bin/sh", "arguments": [], "working_directory": "/work",
-                        "terminal": {"columns": 12, "rows": 2}}},
-                "frames": [{"sequence": 0, "at_ms": 100, "data": "ok> "}],
-                "rendered_frames": [frame(0, 100, &["ok>", ""]), frame(1, 200, &["ok> yes", "bye"])],
-                "interaction_events": [
-                    {"sequence": 0, "scheduled_at_ms": 50, "dispatched_at_ms": 50, "type": "input", "data": "x",
-                     "outcome": "dispatched", "screen_before": null},
-                    {"sequence": 1, "scheduled_at_ms": null, "dispatched_at_ms": 101, "type": "terminal_reply",
-                     "query": "cursor_position", "data": "\u{1b}[1;5R", "outcome": "dispatched", "screen_before": 0},
-                    {"sequence": 2, "scheduled_at_ms": 150, "dispatched_at_ms": 150, "type": "input", "data": "yes\r",
-                     "outcome": "dispatched"}
-                ],
-                "exit": {"code": 0, "signal": 0, "reason": "exited"},
-                "settlement": {"state": "quiesced", "elapsed_ms": 12, "cleanup_outcome": "not_required"},
-                "truncated": false,
-                "truncation_details": {},
-                "cleanup": {"owned_process_group": "cleaned", "terminal_renderer": "disposed", "temporary_root": "removed"}
-            }
-        });
-        let loaded = loaded(Kind::Capture, value);
-        assert!(!render(&loaded, Style::new(false), false).contains("Screens at events"));
-        insta::assert_snapshot!(render(&loaded, Style::new(false), true));
+        let mut document = fixture("interactive.json");
+        assert!(!shown(&document, false).contains("Screens at events"));
+        let events = &mut record(&mut document).interaction_events;
+        events[1].screen_before = ScreenBefore::Blank;
+        events[2].screen_before = ScreenBefore::NotRecorded;
+        events[3].screen_before = ScreenBefore::Frame(99);
+        let text = shown(&document, true);
+        assert!(text.contains("event #1 resize \"50x12\" at "), "{text}");
+        assert!(text.contains("saw a blank screen (nothing was drawn yet)"), "{text}");
+        assert!(text.contains("saw a screen that is not recorded"), "{text}");
+        assert!(text.contains("saw rendered frame 99, which is not in the record"), "{text}");
+        insta::assert_snapshot!(text);
     }
 
     /// A comparison in the agreed `differences` shape.
     #[test]
     fn a_comparison_view_lists_differences_with_locations() {
-        let value = json!({
-            "evidence_id": "ev_cmp",
-            "parameters": {"left_evidence_id": "ev_l", "right_evidence_id": "ev_r", "timing_tolerance_ms": 50},
-            "limitations": [],
-            "normalized_result": {
-                "status": "changed",
-                "dimensions": [
-                    {"dimension": "terminal", "status": "changed", "differences_omitted": 2, "differences": [
-                        {"path": "terminal.segments[1]", "left": "Total: 13.50 EUR\r\n", "right": "Total: 13.5 EUR\r\n",
-                         "location": {"segment": 1, "byte_offset": 17, "line": 3, "column": 11}}]},
-                    {"dimension": "exit", "status": "changed", "differences": [
-                        {"path": "exit.code", "left": 0, "right": 1}],
-                     "timing_deltas": [{"path": "settlement.elapsed_ms", "left_ms": 53, "right_ms": 120,
-                        "delta_ms": 67, "within_tolerance": false}]},
-                    {"dimension": "process", "status": "unknown", "reasons": ["sampled"], "differences": [
-                        {"path": "process_samples[0]", "left": {"pid": 1, "command": "sh -c 'echo 13.50'"},
-                         "right": {"pid": 1, "command": "sh -c 'echo 13.5'"}}]}
-                ],
-                "first_divergence": {"status": "found", "dimension": "terminal", "segment": 1,
-                    "path": "terminal.segments[1]", "left": "Total: 13.50 EUR\r\n", "right": "Total: 13.5 EUR\r\n",
-                    "location": {"segment": 1, "byte_offset": 17, "line": 3, "column": 11}}
-            }
-        });
-        let text = render(&loaded(Kind::Comparison, value), Style::new(false), false);
+        let deltas = json!([{"path": "settlement.elapsed_ms", "left_ms": 53, "right_ms": 120,
+            "delta_ms": 67, "within_tolerance": false}]);
+        let record: ComparisonRecord = serde_json::from_value(json!({
+            "schema_version": 5,
+            "status": "changed",
+            "dimensions": [
+                {"dimension": "terminal", "status": "changed", "differences_omitted": 2, "timing_deltas": [],
+                 "differences": [
+                    {"path": "terminal.segments[1]", "left": "Total: 13.50 EUR\r\n", "right": "Total: 13.5 EUR\r\n",
+                     "location": {"segment": 1, "byte_offset": 17, "line": 3, "column": 11}}]},
+                {"dimension": "exit", "status": "changed", "differences_omitted": 0, "timing_deltas": deltas,
+                 "differences": [{"path": "exit.code", "left": 0, "right": 1}]},
+                {"dimension": "process", "status": "unknown", "reasons": ["sampled"], "differences_omitted": 0,
+                 "timing_deltas": [], "differences": [
+                    {"path": "process_samples[0]", "left": {"pid": 1, "command": "sh -c 'echo 13.50'"},
+                     "right": {"pid": 1, "command": "sh -c 'echo 13.5'"}}]}
+            ],
+            "first_divergence": {"status": "found", "dimension": "terminal", "segment": 1,
+                "path": "terminal.segments[1]", "left": "Total: 13.50 EUR\r\n", "right": "Total: 13.5 EUR\r\n",
+                "location": {"segment": 1, "byte_offset": 17, "line": 3, "column": 11}},
+            "limitations": []
+        }))
+        .unwrap();
+        let mut envelope: Evidence = fixture("failing.json").envelope;
+        envelope.evidence_id = "ev_cmp".into();
+        envelope.limitations = Vec::new();
+        envelope.parameters =
+            json!({"left_evidence_id": "ev_l", "right_evidence_id": "ev_r", "timing_tolerance_ms": 50});
+        let document = Document {
+            source_name: "comparison.json".into(),
+            envelope,
+            contents: Contents::Comparison(Box::new(record)),
+            encoding: Encoding::Json,
+            identity: Identity::Verified,
+        };
+        let text = shown(&document, false);
         assert!(text.contains("(segment 1, byte offset 17, line 3, column 11)"), "{text}");
         // Objects show only the fields that differ.
         assert!(text.contains("- left:  command: \"sh -c 'echo 13.50'\""), "{text}");
@@ -298,17 +294,23 @@ mod tests {
 
     #[test]
     fn a_long_timeline_keeps_both_ends_and_counts_the_rest() {
-        let frames: Vec<_> =
-            (0..30).map(|i| json!({"sequence": i, "at_ms": i * 10, "data": format!("line {i}\n")})).collect();
-        let value =
-            json!({"normalized_result": {"frames": frames, "exit": {"code": 0, "signal": 0, "reason": "exited"}}});
-        let text = render(&loaded(Kind::Capture, value), Style::new(false), false);
+        let mut document = fixture("failing.json");
+        let r = record(&mut document);
+        r.frames = (0..30)
+            .map(|i| Frame {
+                sequence: i,
+                at_ms: i * 10,
+                data: format!("line {i}\n"),
+                raw_data: None,
+                invalid_utf8: None,
+            })
+            .collect();
+        r.interaction_events.clear();
+        let text = shown(&document, false);
         let outputs: Vec<&str> = text.lines().filter(|l| l.contains("output #")).collect();
         assert_eq!(outputs.len(), 24, "{text}");
         assert!(outputs[11].contains("output #11 ") && outputs[12].contains("output #18 "), "{text}");
         assert!(text.contains("      120 ms  … 6 output segments not shown …"), "{text}");
-        // Absent sections say so instead of failing.
-        assert!(text.contains("directory  (absent)") && text.contains("no paths were observed"), "{text}");
     }
 
     #[test]

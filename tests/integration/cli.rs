@@ -135,7 +135,7 @@ fn show_of_a_capture_and_of_a_comparison_match_their_snapshots() {
 }
 
 #[test]
-fn a_toon_capture_is_shown_and_comparison_says_what_to_do_with_it() {
+fn a_toon_capture_is_shown_and_compared_as_its_json_twin() {
     let dir = fixture_dir();
     let shown = run(dir.path(), &["show", "authority.toon"]);
     assert_eq!(shown.status.code(), Some(0), "{}", text(&shown.stderr));
@@ -145,13 +145,22 @@ fn a_toon_capture_is_shown_and_comparison_says_what_to_do_with_it() {
     assert_eq!(shown.replace("read as    TOON", "read as    JSON"), json);
     insta::assert_snapshot!("show-toon-capture", shown);
 
-    let out = run(dir.path(), &["compare-process-captures", "authority.toon", "reconstruction.json", "--json"]);
-    assert_eq!(out.status.code(), Some(1));
-    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(doc["code"], "capture_is_toon");
-    let action = doc["remediation"]["action"].as_str().unwrap();
-    assert!(action.contains("--json") && action.contains("rea show authority.toon"), "{action}");
-    insta::assert_snapshot!("compare-toon-capture", text(&out.stdout));
+    // The comparison reads the TOON capture into the same record as its JSON twin.
+    for right in ["reconstruction.json", "authority.json"] {
+        let of_json = run(dir.path(), &["compare-process-captures", "authority.json", right, "--json"]);
+        let of_toon = run(dir.path(), &["compare-process-captures", "authority.toon", right, "--json"]);
+        assert_eq!(of_toon.status.code(), Some(0), "{}", text(&of_toon.stderr));
+        assert_eq!(text(&of_toon.stdout), text(&of_json.stdout), "authority.toon against {right}");
+    }
+    let same = run(dir.path(), &["compare-process-captures", "authority.toon", "authority.json", "--json"]);
+    let doc: Value = serde_json::from_slice(&same.stdout).unwrap();
+    let result = &doc["normalized_result"];
+    // Nothing differs; the first divergence is not located only because two dimensions are unknown.
+    assert_eq!(result["first_divergence"]["earliest_observed_difference"], Value::Null, "{result}");
+    for dimension in result["dimensions"].as_array().unwrap() {
+        assert!(["unchanged", "unknown"].contains(&dimension["status"].as_str().unwrap()), "{dimension}");
+        assert_eq!(dimension["differences"].as_array().unwrap().len(), 0, "{dimension}");
+    }
 }
 
 #[test]

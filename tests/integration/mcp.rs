@@ -73,6 +73,7 @@ fn python_sdk_captures_reads_compares_cancels_and_is_refused_while_cleanup_is_pe
             "capture",
             "compare_ids_and_files",
             "compare_files",
+            "export_and_toon",
             "invalid_scenario",
             "cancel",
             "compare_files",
@@ -87,7 +88,10 @@ fn python_sdk_captures_reads_compares_cancels_and_is_refused_while_cleanup_is_pe
 #[test]
 fn python_sdk_on_the_stub_build_compares_and_is_refused_capture() {
     let Some(summary) = drive("stub") else { return };
-    assert_eq!(summary["checks"], json!(["initialize", "tools", "stub_capture_refused", "compare_files"]));
+    assert_eq!(
+        summary["checks"],
+        json!(["initialize", "tools", "stub_capture_refused", "compare_files", "export_and_toon"])
+    );
 }
 
 /// `rea mcp` on pipes, initialized, with every stdout line it wrote kept.
@@ -170,6 +174,8 @@ fn raw_json_rpc_initialize_and_tool_schemas() {
     assert_eq!(tools[0]["annotations"]["readOnlyHint"], false);
     assert_eq!(tools[1]["name"], "compare_process_captures");
     assert_eq!(tools[1]["annotations"]["readOnlyHint"], true);
+    assert_eq!(tools[2]["name"], "export_asciicast");
+    assert_eq!(tools[2]["annotations"]["readOnlyHint"], true);
     // An unknown resource is a protocol error naming the URI.
     let missing = server.call(3, "resources/read", json!({"uri": "rea://evidence/ev_x"}));
     assert!(missing["error"]["message"].as_str().unwrap().contains("rea://evidence/ev_x"), "{missing}");
@@ -324,7 +330,7 @@ fn capture_paths_that_are_not_regular_files_are_refused_at_once() {
         assert_eq!(doc["code"], "input_not_regular_file", "{doc}");
         assert!(doc["message"].as_str().unwrap().contains(&format!("{path} is not a regular file")), "{doc}");
     }
-    assert_eq!(listed["result"]["tools"].as_array().map(Vec::len), Some(2), "{listed}");
+    assert_eq!(listed["result"]["tools"].as_array().map(Vec::len), Some(3), "{listed}");
     assert!(status.success(), "rea mcp exited with {status}");
 }
 

@@ -15,12 +15,15 @@ import sys
 import uuid
 from pathlib import Path
 
+import subprocess
+
 import anyio
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 CAPTURE = "capture_process_scenario"
 COMPARE = "compare_process_captures"
+EXPORT = "export_asciicast"
 FAULT_VARIABLE = "REA_MCP_TEST_FAIL_CLEANUP_WHILE"
 
 
@@ -85,7 +88,7 @@ class Run:
 
     async def tools(self):
         tools = {t.name: t for t in (await self.session.list_tools()).tools}
-        assert set(tools) == {CAPTURE, COMPARE}, sorted(tools)
+        assert set(tools) == {CAPTURE, COMPARE, EXPORT}, sorted(tools)
         published = json.loads(Path(self.args.schema).read_text())
         assert tools[CAPTURE].input_schema == published, "capture input schema differs from docs/scenario.schema.json"
         props = tools[COMPARE].input_schema["properties"]
@@ -96,6 +99,8 @@ class Run:
         cap, cmp = tools[CAPTURE].annotations, tools[COMPARE].annotations
         assert cap.read_only_hint is False and cap.destructive_hint is True and cap.open_world_hint is True, cap
         assert cmp.read_only_hint is True and cmp.destructive_hint is False, cmp
+        assert set(tools[EXPORT].input_schema["properties"]) == {"evidence_id", "capture_path"}, tools[EXPORT].input_schema
+        assert tools[EXPORT].annotations.read_only_hint is True, tools[EXPORT].annotations
         self.passed("tools")
 
     async def compare_files(self):
@@ -128,6 +133,35 @@ class Run:
         assert strict_record["parameters"]["timing_tolerance_ms"] == 0, strict_record["parameters"]
         self.passed("compare_files")
         return data
+
+    def cli(self, *args):
+        """What `rea ARGS` prints on stdout, run in the fixture directory."""
+        out = subprocess.run([self.args.rea, *args], cwd=self.args.fixtures, capture_output=True, check=False)
+        return out.stdout.decode()
+
+    async def export_and_toon(self, capture_id=None, capture_file=None):
+        """The export tool prints what the CLI prints, for a JSON and a TOON
+        capture file and for a session capture; comparison reads TOON too."""
+        toon = str(Path(self.args.fixtures) / ".." / "comparisons" / "captures" / "hello.toon")
+        for path in (str(Path(self.args.fixtures) / "authority.json"), toon):
+            result = await self.session.call_tool(EXPORT, {"capture_path": path})
+            assert not result.is_error, result.structured_content
+            data = structured(result)
+            assert data["asciicast"] == self.cli("export-asciicast", path), f"export of {path} differs from the CLI's"
+            assert result.content[1].text == data["asciicast"], "the second content is not the recording"
+            assert json.loads(data["asciicast"].splitlines()[0])["version"] == 2, data["asciicast"][:200]
+        if capture_id is not None:
+            by_id = structured(await self.session.call_tool(EXPORT, {"evidence_id": capture_id}))
+            assert by_id["evidence_id"] == capture_id, by_id
+            assert by_id["asciicast"] == self.cli("export-asciicast", str(capture_file)), "export by id differs"
+        doc = expect_error(await self.session.call_tool(EXPORT, {"evidence_id": "ev_nope"}), "evidence_reference")
+        assert doc["details"]["field"] == "evidence_id", doc
+        hello = str(Path(toon).with_name("hello.json"))
+        compared = await self.session.call_tool(COMPARE, {"left_capture_path": hello, "right_capture_path": toon})
+        assert not compared.is_error, compared.structured_content
+        expected = json.loads(self.cli("compare-process-captures", hello, toon, "--json"))
+        assert structured(compared)["result"] == expected["normalized_result"], "TOON comparison differs from the CLI's"
+        self.passed("export_and_toon")
 
     async def read(self, uri):
         contents = (await self.session.read_resource(uri)).contents
@@ -289,10 +323,12 @@ async def main(args):
                 if args.mode == "stub":
                     await run.stub_capture()
                     await run.compare_files()
+                    await run.export_and_toon()
                 else:
                     evidence_id, record = await run.capture_and_read()
                     await run.compare_ids_and_files(evidence_id, record)
                     await run.compare_files()
+                    await run.export_and_toon(evidence_id, Path(args.workdir) / "left.json")
                     await run.invalid_scenario()
                     await run.cancel_long_capture()
                     await run.cleanup_refusal()

@@ -1,7 +1,7 @@
 //! What a comparison reports: differences users can act on (a field path,
 //! both values, a location) and every timing delta with its tolerance.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// Differences listed per dimension; the rest are counted.
@@ -13,8 +13,8 @@ pub(super) const EXCERPT_CHARS: usize = 40;
 /// Where in a dimension's observations a difference lies. Lines, columns
 /// and rows count from 1; `byte_offset` counts UTF-8 bytes from 0 within the
 /// segment's normalized text.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(untagged)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged, deny_unknown_fields)]
 pub enum Location {
     /// A position in a terminal text segment.
     Stream {
@@ -46,7 +46,8 @@ pub enum Location {
 }
 
 /// One observed difference.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Difference {
     /// Field path or stream location, e.g. `exit.code`, `terminal.segments[1]`.
     pub path: String,
@@ -55,7 +56,7 @@ pub struct Difference {
     /// The right value, or an excerpt of right text.
     pub right: Value,
     /// Where it lies, when a finer position than the path exists.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub location: Option<Location>,
     /// Ordering key for the first divergence: (segment, phase, position).
     #[serde(skip)]
@@ -79,7 +80,8 @@ pub(super) mod phase {
 }
 
 /// A timing value on both sides.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct TimingDelta {
     /// Field path, e.g. `settlement.elapsed_ms`.
     pub path: String,

@@ -1,10 +1,11 @@
 //! The comparison record (the `normalized_result` of comparison Evidence),
 //! typed: every closed vocabulary is an enum, the first divergence is one of
 //! its three shapes, and the record is sealed and written without a JSON
-//! value tree (as [`crate::evidence::SealedCapture`] is).
+//! value tree (as [`crate::evidence::SealedCapture`] is). It is read back
+//! (for `rea show`) as strictly: unknown keys and values are refused.
 
-use serde::Serialize;
-use serde_json::Value;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
 use super::diff::{Difference, Location, TimingDelta};
 use super::trace::TraceComparison;
@@ -115,17 +116,18 @@ vocabulary! {
 }
 
 /// One dimension's classification.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct DimensionResult {
     /// The dimension.
     pub dimension: Dimension,
     /// Its status.
     pub status: DimensionStatus,
     /// The dimension's own status, present only when a trace verdict replaced it.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exact_status: Option<DimensionStatus>,
     /// Why it is `truncated` or `unknown`, or which trace difference made it `changed`.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub reasons: Vec<String>,
     /// The first [`super::MAX_DIFFERENCES`] differences, earliest first.
     pub differences: Vec<Difference>,
@@ -136,7 +138,8 @@ pub struct DimensionResult {
 }
 
 /// A located difference: the earliest one of a behavioural dimension.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Divergence {
     /// Its dimension.
     pub dimension: Dimension,
@@ -149,7 +152,7 @@ pub struct Divergence {
     /// The right value, or an excerpt of right text.
     pub right: Value,
     /// Where it lies, when a finer position than the path exists.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub location: Option<Location>,
 }
 
@@ -228,8 +231,41 @@ impl Serialize for FirstDivergence {
     }
 }
 
+/// Read as the format writes it: `status` says which shape the rest has.
+impl<'de> Deserialize<'de> for FirstDivergence {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<FirstDivergence, D::Error> {
+        use serde::de::Error;
+        let mut map = Map::<String, Value>::deserialize(d)?;
+        let status = map.remove("status").ok_or_else(|| D::Error::missing_field("status"))?;
+        let status = DivergenceStatus::deserialize(status).map_err(D::Error::custom)?;
+        match status {
+            DivergenceStatus::Found => Divergence::deserialize(Value::Object(map)).map(FirstDivergence::Found),
+            DivergenceStatus::None => match map.keys().next() {
+                None => Ok(FirstDivergence::None),
+                Some(key) => Err(serde_json::Error::unknown_field(key, &["status"])),
+            },
+            DivergenceStatus::Unknown => {
+                UnknownDivergence::deserialize(Value::Object(map)).map(|u| FirstDivergence::Unknown {
+                    reason: u.reason,
+                    earliest_observed_difference: u.earliest_observed_difference,
+                })
+            }
+        }
+        .map_err(D::Error::custom)
+    }
+}
+
+/// The members of a first divergence that cannot be located.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct UnknownDivergence {
+    reason: DivergenceGap,
+    earliest_observed_difference: Option<Divergence>,
+}
+
 /// The comparison record.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ComparisonRecord {
     /// [`super::COMPARISON_SCHEMA_VERSION`].
     pub schema_version: u32,
@@ -242,7 +278,7 @@ pub struct ComparisonRecord {
     /// Both sides' limitations and residual unknowns, each once.
     pub limitations: Vec<String>,
     /// The trace verdict, when a trace specification was given.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trace: Option<TraceComparison>,
 }
 
@@ -300,5 +336,13 @@ mod tests {
         assert!(text.starts_with(r#"{"status":"unknown","reason":"At least one dimension"#), "{text}");
         assert!(text.ends_with(r#""earliest_observed_difference":null}"#), "{text}");
         assert_eq!(unknown.status(), DivergenceStatus::Unknown);
+        // Read back as written; members of another shape are refused.
+        for shape in [FirstDivergence::Found(d), FirstDivergence::None, unknown] {
+            let text = serde_json::to_string(&shape).unwrap();
+            assert_eq!(serde_json::from_str::<FirstDivergence>(&text).unwrap(), shape, "{text}");
+        }
+        let err = serde_json::from_str::<FirstDivergence>(r#"{"status":"none","path":"x"}"#).unwrap_err();
+        assert!(err.to_string().contains("unknown field `path`"), "{err}");
+        assert!(serde_json::from_str::<FirstDivergence>(r#"{"status":"found"}"#).is_err());
     }
 }

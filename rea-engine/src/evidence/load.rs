@@ -1,6 +1,7 @@
 //! Reading Evidence files: the one capture loader that every surface (the
-//! CLI's comparison, MCP's comparison by path) uses, and the decoding of a
-//! document as JSON or as the TOON rea prints by default (for viewing).
+//! CLI's comparison, MCP's comparison by path, the views and the export)
+//! uses, for JSON and for the TOON rea prints by default (decoded at the
+//! edge, in [`super::toon`], then imported as strictly as JSON).
 //!
 //! A capture is read straight into its typed record: the envelope and the
 //! record are deserialized from the file's bytes with no JSON value tree,
@@ -9,41 +10,24 @@
 //! strict way ([`import_capture_record`] over a parsed tree), so every
 //! refusal keeps its exact message.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::Deserialize;
 use serde_json::Value;
 
 use super::import::check_record;
+use super::toon::decode_evidence;
 use super::*;
 use crate::error::{Category, UserError};
-use crate::input::{InputError, OpenInput, parse_json_bytes, read_capped};
-
-/// How an Evidence file was written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Encoding {
-    /// JSON (`--json`).
-    Json,
-    /// TOON (rea's default output).
-    Toon,
-}
+use crate::input::{InputError, OpenInput, read_capped};
 
 /// Why a capture file cannot be compared.
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
-    /// The file could not be read or is not JSON.
+    /// The file could not be read or is neither JSON nor TOON Evidence.
     #[error(transparent)]
     Input(#[from] InputError),
-    /// The file is TOON Evidence, which comparison does not read.
-    #[error(
-        "capture file {} is a TOON document (rea's default output); comparison reads only the exact JSON capture",
-        .path.display()
-    )]
-    Toon {
-        /// The file.
-        path: PathBuf,
-    },
-    /// The file is JSON but not a capture this version compares.
+    /// The file is Evidence but not a capture this version compares.
     #[error(transparent)]
     Import(#[from] ImportError),
 }
@@ -52,76 +36,46 @@ impl UserError for LoadError {
     fn category(&self) -> Category {
         match self {
             LoadError::Input(e) => e.category(),
-            LoadError::Toon { .. } => Category::InvalidInput,
             LoadError::Import(e) => e.category(),
         }
     }
     fn code(&self) -> &'static str {
         match self {
             LoadError::Input(e) => e.code(),
-            LoadError::Toon { .. } => "capture_is_toon",
             LoadError::Import(e) => e.code(),
         }
     }
     fn remediation(&self) -> String {
         match self {
             LoadError::Input(e) => e.remediation(),
-            LoadError::Toon { path } => format!(
-                "Capture again with --json (`rea capture-process SCENARIO --json > capture.json`) and compare that file; to read this one, run `rea show {}`.",
-                path.display()
-            ),
             LoadError::Import(e) => e.remediation(),
         }
     }
     fn retryable(&self) -> bool {
         match self {
             LoadError::Input(e) => e.retryable(),
-            LoadError::Toon { .. } => false,
             LoadError::Import(e) => e.retryable(),
         }
     }
     fn details(&self) -> Option<Value> {
         match self {
             LoadError::Input(e) => e.details(),
-            LoadError::Toon { path } => Some(serde_json::json!({ "file": path.display().to_string() })),
             LoadError::Import(e) => e.details(),
         }
     }
 }
 
-/// Reads the capture at `path` (opened with `open`) for comparison: the
+/// Reads the capture at `path` (opened with `open`), JSON or TOON: the
 /// envelope (its `normalized_result` null) and the checked, typed record.
 pub fn load_capture(path: &Path, open: OpenInput) -> Result<(Evidence, CaptureRecord), LoadError> {
     let bytes = read_capped("capture", path, open)?;
     if let Some(imported) = typed_capture(&bytes) {
         return Ok(imported);
     }
-    let (value, encoding) = decode_evidence("capture", path, &bytes)?;
-    if encoding == Encoding::Toon {
-        return Err(LoadError::Toon { path: path.to_owned() });
-    }
+    let (value, _) = decode_evidence("capture", path, &bytes)?;
     drop(bytes);
     // The record takes the tree's strings; the envelope keeps no copy.
     Ok(import_capture_record(&path.display().to_string(), value)?)
-}
-
-/// Parses `bytes` as JSON or, when they are not JSON, as a TOON Evidence
-/// document (an object with a `predicate_type`); otherwise the JSON error.
-pub fn decode_evidence(what: &'static str, path: &Path, bytes: &[u8]) -> Result<(Value, Encoding), InputError> {
-    match parse_json_bytes(what, path, bytes) {
-        Ok(value) => Ok((value, Encoding::Json)),
-        Err(e @ InputError::InvalidJson { .. }) => decode_toon_evidence(bytes).map(|v| (v, Encoding::Toon)).ok_or(e),
-        Err(e) => Err(e),
-    }
-}
-
-/// Decodes `bytes` as a TOON Evidence document (an object with a
-/// `predicate_type`), if it is one.
-pub fn decode_toon_evidence(bytes: &[u8]) -> Option<Value> {
-    let text = std::str::from_utf8(bytes).ok()?;
-    let value: Value = toon_format::decode_default(text).ok()?;
-    value.get("predicate_type")?.as_str()?;
-    Some(value)
 }
 
 /// Capture Evidence as written, its record typed.
@@ -152,7 +106,7 @@ struct CaptureDocument {
 ///
 /// The identity is recomputed from the typed record, so it vouches for
 /// exactly the record that is compared.
-fn typed_capture(bytes: &[u8]) -> Option<(Evidence, CaptureRecord)> {
+pub(super) fn typed_capture(bytes: &[u8]) -> Option<(Evidence, CaptureRecord)> {
     let d: CaptureDocument = serde_json::from_slice(bytes).ok()?;
     let current = d.schema_version == EVIDENCE_SCHEMA_VERSION
         && d.predicate_type == CAPTURE_PREDICATE
@@ -187,6 +141,9 @@ fn typed_capture(bytes: &[u8]) -> Option<(Evidence, CaptureRecord)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::evidence::Encoding;
+    use crate::input::parse_json_bytes;
+    use std::path::PathBuf;
 
     fn fixture(name: &str) -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/captures").join(name)
@@ -220,18 +177,30 @@ mod tests {
     }
 
     #[test]
-    fn toon_evidence_is_recognised_and_refused_with_its_own_error() {
+    fn a_toon_capture_loads_as_its_json_twin() {
         let path = fixture("authority.json");
         let value: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
-        let toon = toon_format::encode_default(&value).unwrap();
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("capture.toon");
-        std::fs::write(&file, toon).unwrap();
-        let err = load_capture(&file, crate::input::open_input_portable).unwrap_err();
-        assert_eq!(err.code(), "capture_is_toon");
-        assert_eq!(err.details().unwrap()["file"], file.display().to_string());
+        std::fs::write(&file, toon_format::encode_default(&value).unwrap()).unwrap();
         let (_, encoding) = decode_evidence("Evidence", &file, &std::fs::read(&file).unwrap()).unwrap();
         assert_eq!(encoding, Encoding::Toon);
+        let toon = load_capture(&file, crate::input::open_input_portable).unwrap();
+        let json = load_capture(&path, crate::input::open_input_portable).unwrap();
+        assert_eq!(toon, json);
+    }
+
+    #[test]
+    fn a_tampered_toon_capture_is_refused_as_its_json_twin_would_be() {
+        let path = fixture("authority.json");
+        let mut value: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        value["normalized_result"]["exit"]["code"] = 7.into();
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("capture.toon");
+        std::fs::write(&file, toon_format::encode_default(&value).unwrap()).unwrap();
+        let err = load_capture(&file, crate::input::open_input_portable).unwrap_err();
+        assert_eq!(err.code(), "evidence_identity_mismatch", "{err}");
+        assert!(err.to_string().contains("capture.toon"), "{err}");
     }
 
     #[test]

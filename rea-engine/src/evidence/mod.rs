@@ -5,11 +5,13 @@
 //! `subject` reduced to `{digest, format, architecture}`.
 
 mod canonical;
+mod document;
 mod import;
 mod jcs;
 mod lines;
 mod load;
 mod record;
+mod toon;
 pub(crate) mod vocabulary;
 
 #[cfg(test)]
@@ -21,9 +23,12 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 pub use canonical::{CanonicalWrite, Part, canonical_json, digest, digest_members, digest_parts, hex, same};
+pub use document::{Contents, Document, DocumentError, Identity, load_document};
+pub(crate) use import::typed;
 pub use import::{ImportError, import_capture, import_capture_record, parse_evidence_value};
-pub use load::{Encoding, LoadError, decode_evidence, decode_toon_evidence, load_capture};
+pub use load::{LoadError, load_capture};
 pub use record::*;
+pub use toon::{Encoding, decode_evidence};
 
 /// Envelope `schema_version`.
 pub const EVIDENCE_SCHEMA_VERSION: u32 = 2;

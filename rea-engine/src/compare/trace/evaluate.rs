@@ -10,7 +10,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use serde::Serialize;
+use serde::{Deserialize, Deserializer, Serialize};
 
 use super::model::{Language, PartialOrder, Source, Token, TraceSpec};
 use super::project::{Location, Observation, collection_source, project};
@@ -19,7 +19,7 @@ use crate::compare::Dimension;
 use crate::evidence::CaptureRecord;
 
 /// Outcome of one side.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SideStatus {
     /// Every observation matched and every constraint held.
@@ -31,7 +31,8 @@ pub enum SideStatus {
 }
 
 /// An observation and the declared event it matched.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct MatchedEvent {
     /// The declared event's id.
     pub event_id: String,
@@ -40,7 +41,8 @@ pub struct MatchedEvent {
 }
 
 /// One side's result.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct SideResult {
     /// `pass`, `fail` or `unknown`.
     pub status: SideStatus,
@@ -51,12 +53,12 @@ pub struct SideResult {
     /// The matches, in capture order (up to the failure, when the side failed).
     pub raw_trace: Vec<MatchedEvent>,
     /// Why the side is `unknown`.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub reasons: Vec<String>,
 }
 
 /// What a diagnostic is about.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DiagnosticKind {
     /// The capture has no cross-source journal.
@@ -93,8 +95,34 @@ pub struct Diagnostic {
     pub dimensions: Vec<Dimension>,
 }
 
+/// A [`Diagnostic`] as written, its `side` not yet checked.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WrittenDiagnostic {
+    kind: DiagnosticKind,
+    side: String,
+    message: String,
+    event_ids: Vec<String>,
+    locations: Vec<Location>,
+    dimensions: Vec<Dimension>,
+}
+
+/// Read as written, its `side` `left` or `right`.
+impl<'de> Deserialize<'de> for Diagnostic {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Diagnostic, D::Error> {
+        let w = WrittenDiagnostic::deserialize(d)?;
+        let side = ["left", "right"]
+            .into_iter()
+            .find(|side| *side == w.side)
+            .ok_or_else(|| serde::de::Error::invalid_value(serde::de::Unexpected::Str(&w.side), &"left or right"))?;
+        let (kind, message, event_ids, locations, dimensions) =
+            (w.kind, w.message, w.event_ids, w.locations, w.dimensions);
+        Ok(Diagnostic { kind, side, message, event_ids, locations, dimensions })
+    }
+}
+
 /// The verdict over both sides.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
     /// Both sides pass.
@@ -107,8 +135,21 @@ pub enum Verdict {
     Unknown,
 }
 
+impl Verdict {
+    /// The verdict as written in a comparison record.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Equivalent => "equivalent",
+            Verdict::Different => "different",
+            Verdict::Nonconforming => "nonconforming",
+            Verdict::Unknown => "unknown",
+        }
+    }
+}
+
 /// The `trace` object of a comparison record.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct TraceComparison {
     /// The verdict.
     pub verdict: Verdict,
@@ -117,7 +158,7 @@ pub struct TraceComparison {
     /// The right side.
     pub right: SideResult,
     /// The left side's diagnostic, else the right side's; absent when neither has one.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub diagnostic: Option<Diagnostic>,
 }
 

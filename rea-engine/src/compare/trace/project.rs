@@ -6,7 +6,7 @@
 //! `filesystem_effects` order, with `capture_order` continuing after the
 //! journal's last entry.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use super::model::Source;
@@ -112,6 +112,29 @@ fn observation(
 /// Known collection names with a static lifetime.
 fn static_collection(name: &str) -> Option<&'static str> {
     ["frames", "rendered_frames", "interaction_events", "lifecycle", "process_samples"].into_iter().find(|c| *c == name)
+}
+
+/// A [`Location`] as written, its `collection` not yet checked.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WrittenLocation {
+    collection: String,
+    index: u64,
+    capture_order: u64,
+}
+
+/// Read as written, its `collection` one of the names the projection gives.
+impl<'de> Deserialize<'de> for Location {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Location, D::Error> {
+        let w = WrittenLocation::deserialize(d)?;
+        let name = w.collection.as_str();
+        let collection = static_collection(name)
+            .or((name == "filesystem_effects").then_some("filesystem_effects"))
+            .ok_or_else(|| {
+                serde::de::Error::invalid_value(serde::de::Unexpected::Str(name), &"a collection of the capture record")
+            })?;
+        Ok(Location { collection, index: w.index, capture_order: w.capture_order })
+    }
 }
 
 /// The observations of `record` drawn from `sources`, in capture order.

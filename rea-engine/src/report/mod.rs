@@ -1,0 +1,13 @@
+//! Reports over the typed records: what a person or a player reads from a
+//! capture (the asciicast recording, the words and numbers the views share).
+//! Every report reads a checked [`CaptureRecord`](crate::evidence::CaptureRecord),
+//! never the JSON it was read from, so the CLI and the MCP server print the
+//! same thing for the same record.
+
+pub mod asciicast;
+pub mod text;
+
+pub use asciicast::{ReportError, export};
+pub use text::{
+    CommittedScenario, ComparedCaptures, JournalOrder, command_line, escape_excerpt, exit_summary, iso8601_ms,
+};
