@@ -10,6 +10,8 @@ use std::io::Write;
 
 use serde::Serialize;
 use serde_json::Value;
+
+use super::jcs::utf16_order;
 use sha2::{Digest, Sha256};
 
 /// Lowercase hex of `bytes`.
@@ -172,12 +174,6 @@ fn write_value<W: Write + ?Sized>(value: &Value, w: &mut W) -> Result<(), serde_
         }
         scalar => serde_json_canonicalizer::to_writer(scalar, &mut &mut *w),
     }
-}
-
-/// RFC 8785 member order: the keys' UTF-16 code units. For ASCII keys (all
-/// of rea's own) that is their byte order, compared without re-encoding.
-pub(super) fn utf16_order(a: &str, b: &str) -> std::cmp::Ordering {
-    if a.is_ascii() && b.is_ascii() { a.cmp(b) } else { a.encode_utf16().cmp(b.encode_utf16()) }
 }
 
 /// Bytes gathered before they are hashed: the canonicalizer writes a member

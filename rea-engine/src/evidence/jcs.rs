@@ -119,7 +119,7 @@ fn append_int<T: Serialize + std::fmt::Display>(value: T, magnitude: u128, out: 
 /// way, keeps the last of equal keys, and appends the object.
 fn append_object(mut members: Vec<(Cow<'static, str>, Range<usize>)>, values: &[u8], out: &mut Vec<u8>) {
     // Stable, so among equal keys the last written stays last.
-    members.sort_by(|(a, _), (b, _)| super::canonical::utf16_order(a, b));
+    members.sort_by(|(a, _), (b, _)| utf16_order(a, b));
     out.push(b'{');
     let mut first = true;
     for (i, (key, value)) in members.iter().enumerate() {
@@ -519,6 +519,12 @@ impl ser::Serializer for KeyText {
     ) -> Result<Self::SerializeStructVariant, JcsError> {
         Err(refused_key())
     }
+}
+
+/// RFC 8785 member order: the keys' UTF-16 code units. For ASCII keys (all
+/// of rea's own) that is their byte order, compared without re-encoding.
+pub(super) fn utf16_order(a: &str, b: &str) -> std::cmp::Ordering {
+    if a.is_ascii() && b.is_ascii() { a.cmp(b) } else { a.encode_utf16().cmp(b.encode_utf16()) }
 }
 
 #[cfg(test)]
