@@ -32,7 +32,10 @@ struct StderrProgress;
 impl ProgressSink for StderrProgress {
     fn write(&self, line: &ProgressLine) {
         let mut err = std::io::stderr().lock();
-        let _ = writeln!(err, "{}", line.to_json());
+        let _ = match line.to_json() {
+            Ok(json) => writeln!(err, "{json}"),
+            Err(e) => writeln!(err, "rea: progress line {} could not be written as JSON: {e}", line.sequence),
+        };
     }
 }
 

@@ -47,13 +47,14 @@ pub struct ProgressLine {
 }
 
 impl ProgressLine {
-    /// The JSON text of the line (without newline).
-    pub fn to_json(&self) -> String {
+    /// The JSON text of the line (without newline), or why it could not be
+    /// written.
+    pub fn to_json(&self) -> Result<String, serde_json::Error> {
         #[derive(Serialize)]
         struct Wrapper<'a> {
             rea_progress: &'a ProgressLine,
         }
-        serde_json::to_string(&Wrapper { rea_progress: self }).unwrap_or_default()
+        serde_json::to_string(&Wrapper { rea_progress: self })
     }
 }
 
@@ -296,7 +297,7 @@ mod tests {
         // sequences count emitted lines only.
         assert!(lines.iter().enumerate().all(|(i, l)| l.sequence == i as u64 + 1));
         assert!(lines.len() <= 2);
-        let json = last.to_json();
+        let json = last.to_json().unwrap();
         assert!(
             json.starts_with(r#"{"rea_progress":{"phase":"cleanup","completed":3,"total":null,"message":"#),
             "{json}"

@@ -424,7 +424,10 @@ pub fn evaluate_side(record: &CaptureRecord, spec: &TraceSpec, side: &'static st
         let failure = Failure::new(DiagnosticKind::Journal, message.into(), &[], Vec::new());
         return (unknown(vec![message.into()]), Some(diagnostic(failure)));
     }
-    let observations = project(record, &sources);
+    let observations = match project(record, &sources) {
+        Ok(observations) => observations,
+        Err(e) => return (unknown(vec![format!("The capture's observations could not be projected: {e}")]), None),
+    };
     let fail = |m: Matched, f: Failure| {
         let result = SideResult {
             status: SideStatus::Fail,

@@ -50,37 +50,37 @@ pub fn collection_source(collection: &str) -> Option<Source> {
     }
 }
 
-fn to_value<T: Serialize>(item: &T) -> Value {
-    serde_json::to_value(item).unwrap_or(Value::Null)
+fn to_value<T: Serialize>(item: &T) -> Result<Value, serde_json::Error> {
+    serde_json::to_value(item)
 }
 
 /// `{"event": name, ...fields of item}`.
-fn tagged<T: Serialize>(name: &str, item: &T) -> Value {
+fn tagged<T: Serialize>(name: &str, item: &T) -> Result<Value, serde_json::Error> {
     let mut map = Map::new();
     map.insert("event".into(), json!(name));
-    if let Value::Object(fields) = to_value(item) {
+    if let Value::Object(fields) = to_value(item)? {
         map.extend(fields);
     }
-    Value::Object(map)
+    Ok(Value::Object(map))
 }
 
 /// The payload of `collection[index]`, or `None` when the record has no such
 /// entry (an imported record always has one for every journal entry).
-fn payload(record: &CaptureRecord, collection: &str, index: usize) -> Option<Value> {
-    match collection {
+fn payload(record: &CaptureRecord, collection: &str, index: usize) -> Result<Option<Value>, serde_json::Error> {
+    let value = match collection {
         "frames" => record.frames.get(index).map(|f| {
             // Comparison text only: the original `raw_data` is left out.
-            json!({"sequence": f.sequence, "at_ms": f.at_ms, "data": f.data})
+            Ok(json!({"sequence": f.sequence, "at_ms": f.at_ms, "data": f.data}))
         }),
         "rendered_frames" => record.rendered_frames.get(index).map(to_value),
         "interaction_events" => record.interaction_events.get(index).map(|e| {
             // `screen_before` names a frame of this record (like `sequence`,
             // not behaviour), and older trace specs match events exactly.
-            let mut value = to_value(e);
+            let mut value = to_value(e)?;
             if let Value::Object(fields) = &mut value {
                 fields.remove("screen_before");
             }
-            value
+            Ok(value)
         }),
         "lifecycle" => match index {
             0 => Some(tagged("exit", &record.exit)),
@@ -90,7 +90,8 @@ fn payload(record: &CaptureRecord, collection: &str, index: usize) -> Option<Val
         "process_samples" => record.process_samples.get(index).map(to_value),
         "filesystem_effects" => record.filesystem_effects.get(index).map(to_value),
         _ => None,
-    }
+    };
+    value.transpose()
 }
 
 fn observation(
@@ -98,15 +99,16 @@ fn observation(
     collection: &'static str,
     index: u64,
     capture_order: u64,
-) -> Option<Observation> {
-    let source = collection_source(collection)?;
-    let payload = payload(record, collection, usize::try_from(index).ok()?)?;
-    Some(Observation {
+) -> Result<Option<Observation>, serde_json::Error> {
+    let (Some(source), Ok(at)) = (collection_source(collection), usize::try_from(index)) else {
+        return Ok(None);
+    };
+    Ok(payload(record, collection, at)?.map(|payload| Observation {
         event_id: format!("obs.{collection}.{index}"),
         source,
         payload,
         location: Location { collection, index, capture_order },
-    })
+    }))
 }
 
 /// Known collection names with a static lifetime.
@@ -144,7 +146,9 @@ impl<'de> Deserialize<'de> for Location {
 /// process sample or filesystem effect is its stored object, and the two
 /// lifecycle entries are `{"event": "exit", ...exit}` and
 /// `{"event": "settlement", ...settlement}`.
-pub fn project(record: &CaptureRecord, sources: &[Source]) -> Vec<Observation> {
+///
+/// An error is a stored record that could not be written as JSON.
+pub fn project(record: &CaptureRecord, sources: &[Source]) -> Result<Vec<Observation>, serde_json::Error> {
     let mut out: Vec<Observation> = record
         .event_journal
         .iter()
@@ -154,15 +158,16 @@ pub fn project(record: &CaptureRecord, sources: &[Source]) -> Vec<Observation> {
             if !sources.contains(&source) {
                 return None;
             }
-            observation(record, collection, entry.index, entry.capture_order)
+            observation(record, collection, entry.index, entry.capture_order).transpose()
         })
-        .collect();
+        .collect::<Result<_, _>>()?;
     if sources.contains(&Source::Filesystem) {
         let next = record.event_journal.last().map_or(0, |e| e.capture_order + 1);
         out.extend(
             (0..record.filesystem_effects.len() as u64)
-                .filter_map(|i| observation(record, "filesystem_effects", i, next + i)),
+                .filter_map(|i| observation(record, "filesystem_effects", i, next + i).transpose())
+                .collect::<Result<Vec<_>, _>>()?,
         );
     }
-    out
+    Ok(out)
 }

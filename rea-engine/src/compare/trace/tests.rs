@@ -569,7 +569,7 @@ mod projection {
             .exit(0)
             .settle(51)
             .build();
-        let all = project(&r, &Source::ALL);
+        let all = project(&r, &Source::ALL).unwrap();
         let ids: Vec<&str> = all.iter().map(|o| o.event_id.as_str()).collect();
         assert_eq!(
             ids,
@@ -596,7 +596,7 @@ mod projection {
             json!({"event": "settlement", "state": "quiesced", "elapsed_ms": 51, "cleanup_outcome": "not_required"})
         );
 
-        let lifecycle = project(&r, &[Source::Lifecycle, Source::Interaction]);
+        let lifecycle = project(&r, &[Source::Lifecycle, Source::Interaction]).unwrap();
         let ids: Vec<&str> = lifecycle.iter().map(|o| o.event_id.as_str()).collect();
         assert_eq!(ids, ["obs.interaction_events.0", "obs.lifecycle.0", "obs.lifecycle.1"]);
         assert_eq!(lifecycle[1].location.capture_order, 4);
@@ -605,13 +605,13 @@ mod projection {
     #[test]
     fn filesystem_effects_follow_the_journal() {
         let r = RecordBuilder::new().exit(0).settle(50).created_file("out.txt", "ab").build();
-        let obs = project(&r, &[Source::Filesystem, Source::Lifecycle]);
+        let obs = project(&r, &[Source::Filesystem, Source::Lifecycle]).unwrap();
         assert_eq!(obs.len(), 3);
         assert_eq!(obs[2].event_id, "obs.filesystem_effects.0");
         assert_eq!(obs[2].location, loc("filesystem_effects", 0, 2));
         assert_eq!(obs[2].payload["status"], "created");
         assert_eq!(obs[2].payload["after"]["path"], "root_0:out.txt");
-        assert!(project(&r, &[Source::Lifecycle]).iter().all(|o| o.source == Source::Lifecycle));
+        assert!(project(&r, &[Source::Lifecycle]).unwrap().iter().all(|o| o.source == Source::Lifecycle));
     }
 }
 
