@@ -25,10 +25,9 @@
 use std::ffi::OsString;
 use std::fs::File;
 use std::io;
-use std::os::unix::ffi::OsStringExt;
 use std::path::Path;
 
-use rea_backend_unix::fs::{UnixFs, io_error, meta, not_regular, open_nofollow};
+use rea_backend_unix::fs::{DirNames, UnixFs, io_error, meta, not_regular, open_nofollow};
 use rea_engine::fs::{DirListing, FsError, FsMeta, FsProbe, ProbeFile};
 use rea_engine::input::{InputKind, OpenedInput};
 use rustix::fs::{Mode, OFlags, RawDir};
@@ -58,21 +57,14 @@ impl FsProbe for LinuxFs {
         let meta = meta(&dir.metadata().map_err(io_error)?);
         let mut buffer = Vec::with_capacity(DIRENT_BUFFER);
         let mut entries = RawDir::new(&dir, buffer.spare_capacity_mut());
-        let mut names = Vec::new();
-        let mut exhausted = true;
+        let mut names = DirNames::new(capacity);
         while let Some(entry) = entries.next() {
             let entry = entry.map_err(errno_error)?;
-            let name = entry.file_name().to_bytes();
-            if name == b"." || name == b".." {
-                continue;
-            }
-            if names.len() == capacity {
-                exhausted = false;
+            if !names.offer(entry.file_name().to_bytes()) {
                 break;
             }
-            names.push(OsString::from_vec(name.to_vec()));
         }
-        Ok(DirListing { names, exhausted, meta })
+        Ok(names.into_listing(meta))
     }
 
     fn open_file(&self, path: &Path) -> Result<Box<dyn ProbeFile>, FsError> {

@@ -69,6 +69,40 @@ pub fn open_nofollow(path: &Path, flags: OFlags) -> Result<File, FsError> {
         .map_err(|e| io_error(e.into()))
 }
 
+/// The names of a directory as they are read, up to `capacity`: one more
+/// name proves the directory holds more (the listing is then not exhausted).
+pub struct DirNames {
+    names: Vec<OsString>,
+    capacity: usize,
+    exhausted: bool,
+}
+
+impl DirNames {
+    /// An empty listing that takes at most `capacity` names.
+    pub fn new(capacity: usize) -> DirNames {
+        DirNames { names: Vec::new(), capacity, exhausted: true }
+    }
+
+    /// Takes one entry's name (`.` and `..` are skipped); `false` once a
+    /// name past the capacity was seen, when reading should stop.
+    pub fn offer(&mut self, name: &[u8]) -> bool {
+        if name == b"." || name == b".." {
+            return true;
+        }
+        if self.names.len() == self.capacity {
+            self.exhausted = false;
+            return false;
+        }
+        self.names.push(OsString::from_vec(name.to_vec()));
+        true
+    }
+
+    /// The listing, with the directory's own metadata.
+    pub fn into_listing(self, meta: FsMeta) -> DirListing {
+        DirListing { names: self.names, exhausted: self.exhausted, meta }
+    }
+}
+
 impl FsProbe for UnixFs {
     fn lstat(&self, path: &Path) -> Result<FsMeta, FsError> {
         std::fs::symlink_metadata(path).map(|m| meta(&m)).map_err(io_error)
@@ -82,21 +116,14 @@ impl FsProbe for UnixFs {
         let dir = open_nofollow(path, OFlags::DIRECTORY)?;
         let listing_meta = meta(&dir.metadata().map_err(io_error)?);
         let entries = rustix::fs::Dir::read_from(&dir).map_err(|e| io_error(e.into()))?;
-        let mut names = Vec::new();
-        let mut exhausted = true;
+        let mut names = DirNames::new(capacity);
         for entry in entries {
             let entry = entry.map_err(|e| io_error(e.into()))?;
-            let name = entry.file_name().to_bytes();
-            if name == b"." || name == b".." {
-                continue;
-            }
-            if names.len() == capacity {
-                exhausted = false;
+            if !names.offer(entry.file_name().to_bytes()) {
                 break;
             }
-            names.push(OsString::from_vec(name.to_vec()));
         }
-        Ok(DirListing { names, exhausted, meta: listing_meta })
+        Ok(names.into_listing(listing_meta))
     }
 
     fn open_file(&self, path: &Path) -> Result<Box<dyn ProbeFile>, FsError> {
