@@ -36,3 +36,6 @@ pub struct BuildInfo {
     /// Rust target triple.
     pub target: &'static str,
 }
+
+#[cfg(test)]
+mod floors_tests;

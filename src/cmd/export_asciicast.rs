@@ -2,8 +2,8 @@
 
 use std::process::ExitCode;
 
-use rea_engine::evidence::{Contents, load_document};
 use rea_engine::report::export;
+use rea_engine::report::{Contents, load_document};
 
 use crate::cli::ExportAsciicastArgs;
 use crate::errors::CliError;

@@ -3,7 +3,7 @@
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
-use rea_engine::evidence::load_document;
+use rea_engine::report::load_document;
 
 use crate::cli::ShowArgs;
 use crate::view::{Style, render};

@@ -10,8 +10,9 @@ mod truncation;
 
 use std::fmt::Write;
 
-use rea_engine::evidence::{Contents, Document, Encoding, Identity};
+use rea_engine::evidence::Encoding;
 use rea_engine::report::{CommittedScenario, ComparedCaptures, ReportError};
+use rea_engine::report::{Contents, Document, Identity};
 
 /// ANSI styling, or none.
 #[derive(Debug, Clone, Copy)]
@@ -188,9 +189,9 @@ pub(crate) fn limitations(page: &mut Page, items: &[String]) {
 mod tests {
     use rea_engine::compare::ComparisonRecord;
     use rea_engine::evidence::{
-        CaptureRecord, Evidence, Frame, Identity, ResidualScope, ResidualUnknown, ScreenBefore, UnverifiedProcess,
-        load_document,
+        CaptureRecord, Evidence, Frame, ResidualScope, ResidualUnknown, ScreenBefore, UnverifiedProcess,
     };
+    use rea_engine::report::load_document;
     use serde_json::json;
 
     use super::*;

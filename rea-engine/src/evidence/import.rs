@@ -220,7 +220,7 @@ type Broken = (String, String);
 /// The `evidence_id` of a document as it is: the projection keeps every key
 /// that is present (null or not), drops `evidence_id` and reduces `subject`
 /// to `{digest, format, architecture}`. The document is restored afterwards.
-pub(super) fn projection_id(value: &mut Value) -> Result<String, serde_json::Error> {
+pub(crate) fn projection_id(value: &mut Value) -> Result<String, serde_json::Error> {
     let Value::Object(map) = value else { return digest(value).map(|d| format!("ev_{d}")) };
     let id = map.remove("evidence_id");
     let subject = map.get("subject").cloned();

@@ -106,7 +106,7 @@ struct CaptureDocument {
 ///
 /// The identity is recomputed from the typed record, so it vouches for
 /// exactly the record that is compared.
-pub(super) fn typed_capture(bytes: &[u8]) -> Option<(Evidence, CaptureRecord)> {
+pub(crate) fn typed_capture(bytes: &[u8]) -> Option<(Evidence, CaptureRecord)> {
     let d: CaptureDocument = serde_json::from_slice(bytes).ok()?;
     let current = d.schema_version == EVIDENCE_SCHEMA_VERSION
         && d.predicate_type == CAPTURE_PREDICATE

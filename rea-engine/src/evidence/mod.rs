@@ -5,7 +5,6 @@
 //! `subject` reduced to `{digest, format, architecture}`.
 
 mod canonical;
-mod document;
 mod import;
 mod jcs;
 mod lines;
@@ -23,9 +22,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 pub use canonical::{CanonicalWrite, Part, canonical_json, digest, digest_members, digest_parts, hex, same};
-pub use document::{Contents, Document, DocumentError, Identity, load_document};
-pub(crate) use import::typed;
 pub use import::{ImportError, import_capture, import_capture_record, parse_evidence_value};
+pub(crate) use import::{projection_id, typed};
+pub(crate) use load::typed_capture;
 pub use load::{LoadError, load_capture};
 pub use record::*;
 pub use toon::{Encoding, decode_evidence};

@@ -5,9 +5,11 @@
 //! same thing for the same record.
 
 pub mod asciicast;
+mod document;
 pub mod text;
 
 pub use asciicast::{ReportError, export};
+pub use document::{Contents, Document, DocumentError, Identity, load_document};
 pub use text::{
     CommittedScenario, ComparedCaptures, JournalOrder, command_line, escape_excerpt, exit_summary, iso8601_ms,
 };

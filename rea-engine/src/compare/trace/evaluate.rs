@@ -247,11 +247,23 @@ impl Matched {
 
 /// Matches every observation; stops at the first that matches no predicate.
 fn match_observations(spec: &TraceSpec, observations: &[Observation]) -> (Matched, Option<Failure>) {
-    let predicates: HashMap<_, &str> =
-        spec.events.iter().map(|e| (predicate_key(e.source, &e.exact, &e.ignore_fields), e.id.as_str())).collect();
     let mut matched = Matched { raw_trace: Vec::new(), by_event: HashMap::new() };
+    let mut predicates: HashMap<_, &str> = HashMap::new();
+    for e in &spec.events {
+        match predicate_key(e.source, &e.exact, &e.ignore_fields) {
+            Ok(key) => predicates.insert(key, e.id.as_str()),
+            Err(err) => return (matched, Some(uncanonical("the exact predicate of event", &e.id, &err, Vec::new()))),
+        };
+    }
     for obs in observations {
-        let key = predicate_key(obs.source, &obs.payload, spec.ignored_fields(obs.source));
+        let key = match predicate_key(obs.source, &obs.payload, spec.ignored_fields(obs.source)) {
+            Ok(key) => key,
+            Err(err) => {
+                let failure =
+                    uncanonical("the payload of observed event", &obs.event_id, &err, vec![obs.location.clone()]);
+                return (matched, Some(failure));
+            }
+        };
         let Some(id) = predicates.get(&key) else {
             let failure = Failure::new(
                 DiagnosticKind::Predicate,
@@ -269,6 +281,17 @@ fn match_observations(spec: &TraceSpec, observations: &[Observation]) -> (Matche
         matched.by_event.entry((*id).to_owned()).or_default().push(obs.location.clone());
     }
     (matched, None)
+}
+
+/// The failure when a payload cannot be written as canonical JSON (which a
+/// JSON value read from a file always can): `what` and `id` name it.
+fn uncanonical(what: &str, id: &str, err: &serde_json::Error, locations: Vec<Location>) -> Failure {
+    Failure::new(
+        DiagnosticKind::Predicate,
+        format!("{what} {id} cannot be written as canonical JSON ({err}), so it cannot be matched."),
+        &[id],
+        locations,
+    )
 }
 
 fn check_cardinality(spec: &TraceSpec, m: &Matched) -> Result<(), Failure> {

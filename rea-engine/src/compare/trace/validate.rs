@@ -26,11 +26,16 @@ pub(super) fn comparable(value: &Value, ignored: &[String]) -> Value {
     }
 }
 
-/// The matching key of a predicate or an observation.
-pub(super) fn predicate_key(source: Source, payload: &Value, ignored: &[String]) -> (Source, Vec<u8>) {
-    // A parsed JSON value always canonicalizes; an empty key would only merge
-    // values that cannot exist.
-    (source, canonical_json(&comparable(payload, ignored)).unwrap_or_default())
+/// The matching key of a predicate or an observation: its source and the
+/// canonical JSON of its comparable payload. A JSON value read from a file
+/// always canonicalizes; should one not, the error is returned (never an
+/// empty key, which would make two such payloads match each other).
+pub(super) fn predicate_key(
+    source: Source,
+    payload: &Value,
+    ignored: &[String],
+) -> Result<(Source, Vec<u8>), serde_json::Error> {
+    Ok((source, canonical_json(&comparable(payload, ignored))?))
 }
 
 fn event_path(i: usize) -> String {
@@ -106,7 +111,13 @@ impl Parser {
                 }
             }
 
-            let key = predicate_key(event.source, &event.exact, &fields);
+            let key = match predicate_key(event.source, &event.exact, &fields) {
+                Ok(key) => key,
+                Err(e) => {
+                    self.issue(&join_key(&path, "exact"), format!("cannot be written as canonical JSON ({e})"));
+                    continue;
+                }
+            };
             if let Some(j) = predicates.get(&key) {
                 self.issue(
                     &join_key(&path, "exact"),

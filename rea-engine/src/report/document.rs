@@ -1,6 +1,6 @@
 //! Reading an Evidence file to show or export it: a capture or a
 //! comparison, as JSON or TOON, through the same decoding and import as
-//! [`super::load_capture`]. A view differs from a comparison in one way: a
+//! [`load_capture`](crate::evidence::load_capture). A view differs from a comparison in one way: a
 //! document whose recomputed identity fails is still read (typed, as
 //! strictly) and the failure is reported beside it, because a person should
 //! see what a changed file says.
@@ -9,11 +9,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::load::typed_capture;
-use super::toon::decode_evidence;
-use super::*;
 use crate::compare::ComparisonRecord;
 use crate::error::{Category, UserError};
+use crate::evidence::*;
 use crate::input::{InputError, OpenInput, read_capped};
 
 /// Whether the recorded `evidence_id` (and, for a capture, its commitments)
@@ -224,7 +222,7 @@ mod tests {
         std::fs::write(&file, serde_json::to_string(&value).unwrap()).unwrap();
         let err = load_document(&file, crate::input::open_input_portable).unwrap_err();
         assert_eq!(err.code(), "evidence_identity_mismatch", "a changed file fails its identity first: {err}");
-        value["evidence_id"] = super::super::import::projection_id(&mut value).unwrap().into();
+        value["evidence_id"] = crate::evidence::projection_id(&mut value).unwrap().into();
         std::fs::write(&file, serde_json::to_string(&value).unwrap()).unwrap();
         let err = load_document(&file, crate::input::open_input_portable).unwrap_err().to_string();
         assert!(err.contains("normalized_result.dimensions[2].status") && err.contains("unsure"), "{err}");
