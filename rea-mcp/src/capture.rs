@@ -54,8 +54,7 @@ impl McpProgress {
 
 impl ProgressSink for McpProgress {
     fn write(&self, line: &ProgressLine) {
-        let phase = serde_json::to_value(line.phase).ok().and_then(|v| v.as_str().map(str::to_owned));
-        let message = format!("{}: {}", phase.unwrap_or_default(), line.message);
+        let message = format!("{}: {}", line.phase, line.message);
         let param = ProgressNotificationParam::new(self.token.clone(), line.completed as f64).with_message(message);
         let _ = self.lines.send(param);
     }

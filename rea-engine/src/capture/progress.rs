@@ -14,18 +14,18 @@ use serde::Serialize;
 
 use crate::evidence::ExitReason;
 
-/// Lifecycle stage reported in `phase`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Phase {
-    /// Resolving, snapshotting, launching.
-    Prepare,
-    /// The command runs.
-    Running,
-    /// Watching the process group settle; the after snapshot.
-    Settling,
-    /// Releasing owned resources.
-    Cleanup,
+crate::evidence::vocabulary! {
+    /// Lifecycle stage reported in `phase`.
+    Phase {
+        /// Resolving, snapshotting, launching.
+        Prepare = "prepare",
+        /// The command runs.
+        Running = "running",
+        /// Watching the process group settle; the after snapshot.
+        Settling = "settling",
+        /// Releasing owned resources.
+        Cleanup = "cleanup",
+    }
 }
 
 /// One progress line's payload.

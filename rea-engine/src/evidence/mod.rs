@@ -22,8 +22,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 pub use canonical::{CanonicalWrite, Part, canonical_json, digest, digest_members, digest_parts, hex, same};
+#[cfg(test)]
+pub(crate) use import::projection_id;
+pub(crate) use import::typed;
 pub use import::{ImportError, import_capture, import_capture_record, parse_evidence_value};
-pub(crate) use import::{projection_id, typed};
 pub(crate) use load::typed_capture;
 pub use load::{LoadError, load_capture};
 pub use record::*;
