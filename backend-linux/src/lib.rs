@@ -21,7 +21,7 @@ pub mod ownership;
 mod procfs;
 pub mod pty;
 mod signals;
-pub mod stdio;
+pub use rea_backend_unix::stdio;
 mod subreaper;
 
 use rea_engine::Host;

@@ -4,10 +4,12 @@
 //! - [`terminal`]: a `posix_openpt` master/slave pair with the reference
 //!   implementation's terminal settings and the scenario's size;
 //! - [`fs`]: [`fs::UnixFs`], the filesystem probe over portable POSIX calls,
-//!   and the metadata and file pieces the Linux probe shares with it.
+//!   and the metadata and file pieces the Linux probe shares with it;
+//! - [`stdio`]: whether stdout was open when `rea` started.
 //!
 //! Only the engine's traits and types cross this crate's boundary.
 #![cfg(unix)]
 
 pub mod fs;
+pub mod stdio;
 pub mod terminal;

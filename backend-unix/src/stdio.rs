@@ -3,7 +3,8 @@
 //! Before `main`, Rust's runtime reopens a closed descriptor 0, 1 or 2 on
 //! `/dev/null`; after that, `rea ... >&-` cannot be told from
 //! `rea ... > /dev/null`, and a document written to it would be lost with
-//! exit status 0. The C runtime runs the functions of `.init_array` before it
+//! exit status 0. The loader runs the constructors of the executable (ELF
+//! `.init_array`; Mach-O `__DATA,__mod_init_func`, run by dyld) before it
 //! calls `main`, and so before Rust's runtime: the one below records whether
 //! descriptor 1 was open then.
 
@@ -27,12 +28,14 @@ extern "C" fn record_stdout_at_start() {
     STDOUT_AT_START.store(if closed { CLOSED } else { OPEN }, Ordering::Relaxed);
 }
 
-// SAFETY: an `.init_array` entry is a function pointer the C runtime calls
-// once, before `main`, with no Rust state yet; `record_stdout_at_start` only
-// makes one system call and stores an atomic.
+// SAFETY: a constructor entry (`.init_array` on ELF, `__DATA,__mod_init_func`
+// on Mach-O) is a function pointer the loader calls once, before `main`, with
+// no Rust state yet; `record_stdout_at_start` only makes one system call and
+// stores an atomic.
 #[expect(unsafe_code, reason = "a constructor is the only hook that runs before Rust's runtime reopens stdout")]
 #[used]
-#[unsafe(link_section = ".init_array")]
+#[cfg_attr(target_vendor = "apple", unsafe(link_section = "__DATA,__mod_init_func"))]
+#[cfg_attr(not(target_vendor = "apple"), unsafe(link_section = ".init_array"))]
 static RECORD_STDOUT_AT_START: extern "C" fn() = record_stdout_at_start;
 
 /// Whether descriptor 1 was closed when the process started (before Rust's
