@@ -30,6 +30,13 @@
 //!   back. The program's pen is read from a 1x1 shadow avt that is given
 //!   every pen-changing function, and insert mode is tracked to be lifted
 //!   for the rewrite.
+//!
+//! Speed (`docs/decisions.md`, "Plain text and common sequences without the
+//! parser"): in the ground state a plain run (printable ASCII, CR, LF) is
+//! executed as the functions the parser would dispatch, without it, and the
+//! part of a long one that cannot affect the state after it is skipped;
+//! common control sequences are read by `csi.rs`. Everything else goes
+//! through avt's parser character by character.
 
 use std::collections::HashMap;
 use std::ops::RangeInclusive;

@@ -49,7 +49,8 @@ pub(crate) fn parse(bytes: &[u8]) -> Option<(usize, Function)> {
 pub(crate) fn inert_len(bytes: &[u8]) -> Option<usize> {
     let [0x1b, b'[', rest @ ..] = bytes else { return None };
     let params = rest.iter().position(|&b| !matches!(b, b'0'..=b'9' | b';'))?;
-    matches!(rest[params], b'A'..=b'D' | b'G' | b'H' | b'J' | b'K' | b'a' | b'd' | b'f' | b'm' | b'`').then_some(params + 3)
+    matches!(rest[params], b'A'..=b'D' | b'G' | b'H' | b'J' | b'K' | b'a' | b'd' | b'f' | b'm' | b'`')
+        .then_some(params + 3)
 }
 
 /// What avt's parser dispatches for final byte `final_byte` with `params`.
@@ -141,7 +142,15 @@ mod tests {
     #[test]
     fn every_sequence_read_here_is_what_avt_dispatches() {
         let params = ["", "0", "1", "2", "3", "7", "12", "65535", "65536", "99999", "1;1", ";5", "5;", "2;3;4"];
-        let sgr = ["1;31", "0;1;4;5;7;9", "21;22;23;24;25;27;29", "39;49", "90;97;100;107", "6;8;10;58;59", "0;1;2;3;4;5;6;7;8;9;10;11;12;13;14;15;16"];
+        let sgr = [
+            "1;31",
+            "0;1;4;5;7;9",
+            "21;22;23;24;25;27;29",
+            "39;49",
+            "90;97;100;107",
+            "6;8;10;58;59",
+            "0;1;2;3;4;5;6;7;8;9;10;11;12;13;14;15;16",
+        ];
         let finals = "ABCDGHJKadfm`";
         let mut read = 0;
         for p in params.iter().chain(&sgr) {
@@ -160,9 +169,25 @@ mod tests {
     #[test]
     fn anything_else_is_left_to_avts_parser() {
         for text in [
-            "\x1b[", "\x1b[1", "\x1b[1;", "\x1b[?25h", "\x1b[>c", "\x1b[1:2m", "\x1b[38;5;1m", "\x1b[48;2;1;2;3m",
-            "\x1b[4J", "\x1b[3J", "\x1b[3K", "\x1b[1 q", "\x1b[1\x08H", "\x1b(0", "\x1bc", "\x1b[6n", "\x1b[2;3r",
-            "\x1b[0;0;0;0;0;0;0;0;0;0;0;0;0;0;0;0;0m", "x\x1b[H",
+            "\x1b[",
+            "\x1b[1",
+            "\x1b[1;",
+            "\x1b[?25h",
+            "\x1b[>c",
+            "\x1b[1:2m",
+            "\x1b[38;5;1m",
+            "\x1b[48;2;1;2;3m",
+            "\x1b[4J",
+            "\x1b[3J",
+            "\x1b[3K",
+            "\x1b[1 q",
+            "\x1b[1\x08H",
+            "\x1b(0",
+            "\x1bc",
+            "\x1b[6n",
+            "\x1b[2;3r",
+            "\x1b[0;0;0;0;0;0;0;0;0;0;0;0;0;0;0;0;0m",
+            "x\x1b[H",
         ] {
             assert_eq!(parse(text.as_bytes()).map(|(n, _)| n), None, "{text:?}");
         }
@@ -173,7 +198,9 @@ mod tests {
     fn inert_sequences_are_those_with_the_finals_read_here() {
         assert_eq!(inert_len(b"\x1b[12;3HX"), Some(7));
         assert_eq!(inert_len(b"\x1b[38;5;1m"), Some(9), "any parameters: nothing is asked");
-        for text in ["\x1b[6n", "\x1b[c", "\x1b[0c", "\x1b[18t", "\x1b[?u", "\x1b[>c", "\x1b[1", "\x1b]11;?\x07", "\x1b[1:2m"] {
+        for text in
+            ["\x1b[6n", "\x1b[c", "\x1b[0c", "\x1b[18t", "\x1b[?u", "\x1b[>c", "\x1b[1", "\x1b]11;?\x07", "\x1b[1:2m"]
+        {
             assert_eq!(inert_len(text.as_bytes()), None, "{text:?}");
         }
     }

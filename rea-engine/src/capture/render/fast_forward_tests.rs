@@ -152,7 +152,8 @@ fn other(rng: &mut Rng) -> String {
 /// A control sequence of the kinds `csi.rs` reads (and some it leaves to
 /// avt's parser): random parameters, some empty, some too large for 16 bits.
 fn csi(rng: &mut Rng) -> String {
-    const PARAMS: &[&str] = &["", "0", "1", "2", "3", "5", "7", "22", "31", "39", "44", "49", "91", "103", "38", "48", "65537"];
+    const PARAMS: &[&str] =
+        &["", "0", "1", "2", "3", "5", "7", "22", "31", "39", "44", "49", "91", "103", "38", "48", "65537"];
     let count = rng.below(4);
     let params: Vec<&str> = (0..count).map(|_| rng.pick(PARAMS)).collect();
     let last = rng.pick(&["m", "m", "H", "f", "J", "K", "A", "B", "C", "D", "G", "d", "`", "a", "r", "?5m", ":1m"]);
@@ -234,7 +235,8 @@ fn the_fast_paths_give_exactly_what_parsing_everything_gives_on_random_streams()
     let mut steps = 0;
     for seed in 1..=60u64 {
         let seed = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        let (columns, rows, scrollback) = [(10, 4, 5), (7, 1, 0), (12, 6, 0), (20, 3, 30), (1, 2, 3)][(seed % 5) as usize];
+        let (columns, rows, scrollback) =
+            [(10, 4, 5), (7, 1, 0), (12, 6, 0), (20, 3, 30), (1, 2, 3)][(seed % 5) as usize];
         steps += run(seed, columns, rows, scrollback);
     }
     assert!(steps > 1000, "{steps} steps compared");
