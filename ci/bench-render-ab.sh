@@ -12,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 base="${1:-main}"
 stream="${2:-}"
-export CARGO_TARGET_DIR="$PWD/target/bench-render"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}/bench-render"
 work="$(mktemp -d "${TMPDIR:-/tmp}/rea-bench-render-ab-XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 mkdir "$work/base"

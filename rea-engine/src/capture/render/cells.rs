@@ -30,6 +30,13 @@
 //!   back. The program's pen is read from a 1x1 shadow avt that is given
 //!   every pen-changing function, and insert mode is tracked to be lifted
 //!   for the rewrite.
+//!
+//! Speed (`docs/decisions.md`, "Plain text and common sequences without the
+//! parser"): in the ground state a plain run (printable ASCII, CR, LF) is
+//! executed as the functions the parser would dispatch, without it, and the
+//! part of a long one that cannot affect the state after it is skipped;
+//! common control sequences are read by `csi.rs`. Everything else goes
+//! through avt's parser character by character.
 
 use std::collections::HashMap;
 use std::ops::RangeInclusive;
@@ -37,6 +44,8 @@ use std::sync::OnceLock;
 
 use avt::parser::{AnsiMode, AnsiModes, Function, SgrOp, SgrOps, State};
 use avt::{Cell, Pen};
+
+use super::csi;
 
 /// The zero-width joiner.
 const ZWJ: char = '\u{200D}';
@@ -203,6 +212,15 @@ pub(crate) struct Emulator {
     since_collect: u64,
     /// Reused buffer for a joined cell's text.
     text: String,
+    /// Scrollback lines kept (the fast-forward's horizon depends on it).
+    scrollback: usize,
+    /// The scrolling margins are the whole screen (mirrors avt's DECSTBM,
+    /// resize and reset rules; see [`Emulator::track_margins`]).
+    full_margins: bool,
+    /// Every character goes through the parser and none is skipped: the
+    /// reference the fast paths are tested against.
+    #[cfg(test)]
+    reference: bool,
 }
 
 impl Emulator {
@@ -222,7 +240,17 @@ impl Emulator {
             unrepresented: 0,
             since_collect: COLLECT_EVERY,
             text: String::new(),
+            scrollback,
+            full_margins: true,
+            #[cfg(test)]
+            reference: false,
         }
+    }
+
+    /// An emulator that parses every character (no plain-text fast path).
+    #[cfg(test)]
+    pub(crate) fn reference(columns: usize, rows: usize, scrollback: usize) -> Emulator {
+        Emulator { reference: true, ..Emulator::new(columns, rows, scrollback) }
     }
 
     /// The emulator underneath (size, cursor, screens).
@@ -236,11 +264,49 @@ impl Emulator {
         self.unrepresented
     }
 
-    /// Parses decoded terminal text.
+    /// Parses decoded terminal text. A plain run (printable ASCII, CR, LF)
+    /// is executed without the parser, and the part of it that cannot
+    /// affect the state after the run is not executed at all
+    /// ([`fast_forward_len`]); the common control sequences are read by
+    /// [`csi::parse`], the rest by avt's parser.
     pub(crate) fn feed(&mut self, text: &str) {
-        for c in text.chars() {
-            let function = self.parser.feed(c);
+        #[cfg(test)]
+        if self.reference {
+            let mut at = 0;
+            while at < text.len() {
+                at += self.feed_until_ground(&text[at..]);
+            }
+            return;
+        }
+        let bytes = text.as_bytes();
+        let mut at = 0;
+        while at < text.len() {
             if self.parser.state == State::Ground {
+                let run = plain_len(&bytes[at..]);
+                if run > 0 {
+                    let skip = if self.may_skip() { fast_forward_len(&bytes[at..at + run], self.horizon()) } else { 0 };
+                    self.feed_plain(&bytes[at + skip..at + run]);
+                    at += run;
+                    continue;
+                }
+                if let Some((len, function)) = csi::parse(&bytes[at..]) {
+                    self.apply(function);
+                    at += len;
+                    continue;
+                }
+            }
+            at += self.feed_until_ground(&text[at..]);
+        }
+    }
+
+    /// Feeds characters through the parser until it is back in the ground
+    /// state with plain text or an ESC next (or `text` ends); returns the
+    /// bytes fed.
+    fn feed_until_ground(&mut self, text: &str) -> usize {
+        for (i, c) in text.char_indices() {
+            let function = self.parser.feed(c);
+            let ground = self.parser.state == State::Ground;
+            if ground {
                 self.unfinished.clear();
             } else if function.is_none() && self.unfinished.len() < UNFINISHED_LIMIT {
                 self.unfinished.push(c);
@@ -248,18 +314,79 @@ impl Emulator {
             if let Some(function) = function {
                 self.apply(function);
             }
+            let next = i + c.len_utf8();
+            if ground && text.as_bytes().get(next).is_some_and(|&b| is_plain(b) || b == 0x1b) {
+                return next;
+            }
         }
+        text.len()
+    }
+
+    /// Plain text (printable ASCII, CR, LF) in the ground state, executed
+    /// as the parser would dispatch it: `Print`, `Cr`, `Lf`. Nothing in it
+    /// goes through the wrapper's joining (ASCII is never zero-width nor a
+    /// stand-in) except that a pending joiner is dropped by the first print.
+    fn feed_plain(&mut self, run: &[u8]) {
+        if run.is_empty() {
+            return;
+        }
+        if self.joiner && run.iter().any(|&b| b >= 0x20) {
+            self.joiner = false;
+        }
+        let function = |b: u8| match b {
+            b'\r' => Function::Cr,
+            b'\n' => Function::Lf,
+            b => Function::Print(char::from(b)),
+        };
+        self.term.execute(run.iter().map(|&b| function(b)));
+    }
+
+    /// Whether the state allows skipping plain text: nothing pending in the
+    /// wrapper and the scrolling margins the whole screen.
+    fn may_skip(&self) -> bool {
+        self.full_margins && !self.joiner && self.unfinished.is_empty()
+    }
+
+    /// Line feeds that must follow a skipped part within the same run.
+    fn horizon(&self) -> usize {
+        let (_, rows) = self.term.size();
+        2 * rows + self.scrollback + 1
     }
 
     /// Changes the size (the primary screen reflows).
     pub(crate) fn resize(&mut self, columns: usize, rows: usize) {
-        self.term.resize(columns.max(1), rows.max(1));
+        let (columns, rows) = (columns.max(1), rows.max(1));
+        let (old_columns, old_rows) = self.term.size();
+        // avt resets the margins when the number of rows changes.
+        if (columns, rows) != (old_columns, old_rows) && rows != old_rows {
+            self.full_margins = true;
+        }
+        self.term.resize(columns, rows);
+    }
+
+    /// Follows the scrolling margins as avt sets them: DECSTBM takes effect
+    /// only when top < bottom <= rows (0 meaning the default), RIS and
+    /// DECSTR reset them.
+    fn track_margins(&mut self, function: &Function) {
+        match *function {
+            Function::Decstbm(top, bottom) => {
+                let rows = self.term.size().1;
+                let top = if top == 0 { 1 } else { usize::from(top) } - 1;
+                let bottom = if bottom == 0 { rows } else { usize::from(bottom) } - 1;
+                if top < bottom && bottom < rows {
+                    self.full_margins = top == 0 && bottom == rows - 1;
+                }
+            }
+            Function::Ris | Function::Decstr => self.full_margins = true,
+            _ => {}
+        }
     }
 
     fn apply(&mut self, function: Function) {
         match function {
             Function::Print(c) => self.print(c),
             function => {
+                self.track_margins(&function);
                 match &function {
                     Function::Sm(modes) if modes.as_slice().contains(&AnsiMode::Insert) => self.insert = true,
                     Function::Rm(modes) if modes.as_slice().contains(&AnsiMode::Insert) => self.insert = false,
@@ -450,6 +577,34 @@ impl Emulator {
         };
         self.term.screen().visible_lines().map(row).collect()
     }
+}
+
+/// Printable ASCII, CR or LF: text that, in the ground state, only prints,
+/// returns or feeds lines.
+fn is_plain(b: u8) -> bool {
+    matches!(b, 0x20..=0x7e | b'\r' | b'\n')
+}
+
+/// Length of the plain prefix of `bytes`.
+fn plain_len(bytes: &[u8]) -> usize {
+    bytes.iter().position(|&b| !is_plain(b)).unwrap_or(bytes.len())
+}
+
+/// How much of the plain `run` need not be executed: everything before the
+/// last carriage return that is followed, within the run, by at least
+/// `horizon` line feeds; 0 when there is none. The proof is in
+/// `docs/decisions.md`, "Fast-forward over plain text".
+pub(crate) fn fast_forward_len(run: &[u8], horizon: usize) -> usize {
+    if run.len() < horizon {
+        return 0;
+    }
+    // The latest point of `run` with `horizon` line feeds from it to its end.
+    let mut from = run.len();
+    for _ in 0..horizon {
+        let Some(lf) = run[..from].iter().rposition(|&b| b == b'\n') else { return 0 };
+        from = lf;
+    }
+    run[..from].iter().rposition(|&b| b == b'\r').unwrap_or(0)
 }
 
 /// What avt's own dump writes for a parser left in the middle of `text` (an

@@ -27,6 +27,7 @@
 //! and hands the reply to the run loop, which writes it.
 
 mod cells;
+mod csi;
 mod queries;
 mod retain;
 mod screen;
@@ -35,6 +36,8 @@ mod screen;
 mod capture_tests;
 #[cfg(test)]
 mod differential_tests;
+#[cfg(test)]
+mod fast_forward_tests;
 #[cfg(test)]
 mod fixtures;
 #[cfg(test)]
@@ -265,8 +268,10 @@ impl Worker {
         }
     }
 
-    /// Parses text; queries in it are answered where they end.
-    fn feed(&mut self, text: &str, at: Instant, at_ms: u64) {
+    /// Parses text; queries in it are answered where they end, at the time
+    /// of the read they end in: `reads` holds each read's end offset in
+    /// `text` and its time, in order, the last ending at `text.len()`.
+    fn feed(&mut self, text: &str, reads: &[(usize, (Instant, u64))]) {
         if text.is_empty() {
             return;
         }
@@ -276,6 +281,8 @@ impl Worker {
             self.screen.feed(&text[start..end]);
             self.dirty = true;
             start = end;
+            let read = reads.partition_point(|&(offset, _)| offset < end);
+            let (at, at_ms) = reads.get(read).or(reads.last()).map_or((Instant::now(), 0), |&(_, time)| time);
             self.answer(query, at, at_ms);
         }
         if start < text.len() {
@@ -335,17 +342,26 @@ impl Worker {
 
     /// Feeds the text before `mark` (read at its time), then applies it.
     fn step(&mut self, text: &str, mark: Mark) {
-        let (at, at_ms) = mark.time();
-        self.feed(text, at, at_ms);
+        self.feed(text, &[(text.len(), mark.time())]);
         self.mark(mark);
     }
 
-    /// Parses a batch, taking a state at each mark.
+    /// Parses a batch, taking a state at each mark. The text of consecutive
+    /// reads that were not admitted is fed in one piece with the next
+    /// mark's (nothing is observed between them), so a plain run across
+    /// reads can be fast-forwarded as a whole (`cells::fast_forward_len`).
     fn process(&mut self, batch: &mut Batch) {
-        let mut from = 0;
-        for (offset, mark) in batch.marks.drain(..) {
-            self.step(&batch.text[from..offset], mark);
+        let (mut from, mut reads) = (0, Vec::new());
+        let mut marks = batch.marks.drain(..).peekable();
+        while let Some((offset, mark)) = marks.next() {
+            reads.push((offset - from, mark.time()));
+            if matches!(mark, Mark::Read { .. }) && marks.peek().is_some() {
+                continue;
+            }
+            self.feed(&batch.text[from..offset], &reads);
+            self.mark(mark);
             from = offset;
+            reads.clear();
         }
         batch.text.clear();
     }

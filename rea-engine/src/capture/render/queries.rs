@@ -118,6 +118,12 @@ impl QueryScanner {
                     Some(skip) => at += skip,
                     None => return None,
                 }
+                // A cursor move, erase or rendition leaves the ground state
+                // and comes back to it with no query.
+                if let Some(len) = super::csi::inert_len(&text.as_bytes()[at..]) {
+                    at += len;
+                    continue;
+                }
             }
             let c = text[at..].chars().next()?;
             at += c.len_utf8();
