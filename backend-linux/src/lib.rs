@@ -23,6 +23,7 @@ pub mod pty;
 mod signals;
 pub mod stdio;
 mod subreaper;
+mod tracer;
 
 use rea_engine::Host;
 use rea_engine::host::CaptureSupport;

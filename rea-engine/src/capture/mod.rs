@@ -33,6 +33,7 @@ mod redact_names;
 pub mod render;
 pub mod request;
 mod run;
+mod exact;
 mod sampler;
 mod session;
 mod settle;

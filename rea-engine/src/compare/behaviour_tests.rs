@@ -187,6 +187,7 @@ fn child(mut r: CaptureRecord, at_ms: u64, command: &str) -> CaptureRecord {
         command: command.into(),
         process_group_id: Some(1),
         session_id: Some(1),
+        exit: None,
     });
     r
 }
