@@ -4,15 +4,17 @@
 //! The keeper seizes the launched process before its `exec` (the forked
 //! child waits on a pipe until the keeper has called `PTRACE_SEIZE`), and
 //! from the first `exec` on every descendant is traced with
-//! `TRACEFORK|TRACEVFORK|TRACECLONE|TRACEEXEC|TRACEEXIT|EXITKILL`: no
-//! system-call stops. Each stop is handled at once and the tracee resumed:
+//! `TRACEFORK|TRACEVFORK|TRACECLONE|TRACEEXEC|EXITKILL`: no system-call
+//! stops, and no exit stops either (a tracee's zombie, which the tracer must
+//! wait for anyway, carries the same status: one stop less per process,
+//! measured in `docs/benchmarks.md`). Each stop is handled at once and the
+//! tracee resumed:
 //!
 //! - fork, vfork, clone (a new process, not a thread): a row whose command
 //!   is the parent's until the child's own `exec`;
 //! - exec: the command line, read from `/proc/PID/cmdline` while the process
 //!   is stopped, so it is never missed;
-//! - exit: the wait status, from `PTRACE_GETEVENTMSG` (a process killed by
-//!   `SIGKILL` does not stop; its status comes from `waitid`);
+//! - exit: the status, from `waitid` on the tracee's zombie;
 //! - group-stop (`PTRACE_EVENT_STOP` with a stop signal): `PTRACE_LISTEN`, so
 //!   the process stays stopped as without a tracer and job control works;
 //! - signal-delivery stop: the signal is re-injected unchanged.
@@ -34,12 +36,12 @@ use rea_engine::host::ExitStatus;
 
 use crate::procfs;
 
-/// The trace options: every process event, and tracees die with the keeper.
+/// The trace options: creation and exec events, and tracees die with the
+/// keeper.
 const OPTIONS: libc::c_int = libc::PTRACE_O_TRACEFORK
     | libc::PTRACE_O_TRACEVFORK
     | libc::PTRACE_O_TRACECLONE
     | libc::PTRACE_O_TRACEEXEC
-    | libc::PTRACE_O_TRACEEXIT
     | libc::PTRACE_O_EXITKILL;
 
 /// Longest wait for the tree to stop so that it can be detached.
@@ -118,15 +120,6 @@ fn event_message(pid: u32) -> u64 {
     let mut message: libc::c_ulong = 0;
     let _ = ptrace(libc::PTRACE_GETEVENTMSG, pid, &raw mut message as usize);
     message
-}
-
-/// A wait status (as `PTRACE_GETEVENTMSG` gives it at an exit stop).
-fn decode_wait_status(status: i32) -> ExitStatus {
-    if libc::WIFSIGNALED(status) {
-        ExitStatus::Signal(libc::WTERMSIG(status))
-    } else {
-        ExitStatus::Code(libc::WEXITSTATUS(status))
-    }
 }
 
 /// Seizes the forked, not yet exec'd launched process (only the exec event
@@ -240,11 +233,6 @@ impl Tracer {
             }
             libc::PTRACE_EVENT_EXEC => {
                 self.executed(pid);
-                resume(pid, 0);
-            }
-            libc::PTRACE_EVENT_EXIT => {
-                let status = decode_wait_status(event_message(pid) as i32);
-                self.ended(pid, status);
                 resume(pid, 0);
             }
             libc::PTRACE_EVENT_STOP if matches!(signal, libc::SIGSTOP | libc::SIGTSTP | libc::SIGTTIN | libc::SIGTTOU) => {
@@ -385,4 +373,34 @@ fn resume(pid: u32, signal: usize) {
 fn detach(pid: u32, status: i32) {
     let signal = if (status >> 8) & 0xff == 0 { (status & 0xff) as usize } else { 0 };
     let _ = ptrace(libc::PTRACE_DETACH, pid, signal);
+}
+
+/// Whether this process may seize a child of its own, as the keeper does:
+/// forks a child that waits, seizes it, kills and reaps it.
+pub(crate) fn probe() -> io::Result<()> {
+    // SAFETY: the child calls only async-signal-safe functions (pause,
+    // _exit) before it is killed; the parent reaps it below.
+    let child = unsafe { libc::fork() };
+    if child < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    if child == 0 {
+        // SAFETY: async-signal-safe calls in the forked child.
+        unsafe {
+            libc::pause();
+            libc::_exit(0)
+        }
+    }
+    let seized = ptrace(libc::PTRACE_SEIZE, child as u32, 0).map(drop);
+    // SAFETY: the child is ours and unreaped, so its PID is its own.
+    unsafe {
+        libc::kill(child, libc::SIGKILL);
+        libc::waitpid(child, std::ptr::null_mut(), libc::__WALL);
+    }
+    seized
+}
+
+/// The YAMA `ptrace_scope` setting, when the host has YAMA.
+pub(crate) fn yama_scope() -> Option<String> {
+    std::fs::read_to_string("/proc/sys/kernel/yama/ptrace_scope").ok().map(|s| s.trim().to_owned())
 }
