@@ -107,12 +107,12 @@ fn parent_death_signal() -> Result<String, String> {
 fn ptrace_exact() -> Result<String, String> {
     let yama = crate::tracer::yama_scope().map_or_else(|| "no YAMA".to_owned(), |s| format!("YAMA ptrace_scope {s}"));
     match crate::tracer::probe() {
-        Ok(()) => Ok(format!(
-            "PTRACE_SEIZE of a child works ({yama}): the keeper observes every fork, exec and exit exactly"
-        )),
-        Err(e) => Err(format!(
-            "PTRACE_SEIZE of a child was refused ({yama}): {e}; captures sample the process tree instead"
-        )),
+        Ok(()) => {
+            Ok(format!("PTRACE_SEIZE of a child works ({yama}): the keeper observes every fork, exec and exit exactly"))
+        }
+        Err(e) => {
+            Err(format!("PTRACE_SEIZE of a child was refused ({yama}): {e}; captures sample the process tree instead"))
+        }
     }
 }
 

@@ -835,6 +835,51 @@ mod tests {
     }
 
     #[test]
+    fn a_journal_survives_the_wire() {
+        use crate::tracer::Row;
+        let rows = vec![
+            Row {
+                at_us: 5,
+                pid: 10,
+                parent: 0,
+                command: "sh -c x".into(),
+                command_bytes: 7,
+                exit: Some(ExitStatus::Code(3)),
+            },
+            Row { at_us: 9, pid: 11, parent: 10, command: "sleep 1".into(), command_bytes: 90, exit: None },
+            Row {
+                at_us: 12,
+                pid: 12,
+                parent: 10,
+                command: String::new(),
+                command_bytes: 0,
+                exit: Some(ExitStatus::Signal(9)),
+            },
+        ];
+        let tracer = Tracer::holding(rows.clone(), 4);
+        let message = encode_journal(Some(&tracer), "");
+        let ExactJournal::Observed { rows: back, dropped } = decode_journal(&message[4..]).unwrap() else {
+            panic!("not observed")
+        };
+        assert_eq!(dropped, 4);
+        let back: Vec<_> =
+            back.iter().map(|r| (r.at_us, r.pid.0, r.parent.0, r.command.clone(), r.command_bytes, r.exit)).collect();
+        let sent: Vec<_> = rows
+            .iter()
+            .map(|r| (r.at_us, r.pid, r.parent, r.command.clone(), r.command_bytes as usize, r.exit))
+            .collect();
+        assert_eq!(back, sent);
+        let refused = encode_journal(None, "ptrace refused");
+        assert_eq!(
+            decode_journal(&refused[4..]).unwrap(),
+            ExactJournal::Unavailable { reason: "ptrace refused".into() }
+        );
+        for cut in 4..message.len() - 1 {
+            assert!(decode_journal(&message[4..cut]).is_err(), "cut at {cut}");
+        }
+    }
+
+    #[test]
     fn statuses_survive_the_wire() {
         for status in [None, Some(ExitStatus::Code(0)), Some(ExitStatus::Code(-3)), Some(ExitStatus::Signal(9))] {
             assert_eq!(decode_status(encode_status(status)).unwrap(), status);

@@ -186,6 +186,12 @@ impl Tracer {
         tracer
     }
 
+    /// A tracer holding `rows` (for tests of the wire format).
+    #[cfg(test)]
+    pub(crate) fn holding(rows: Vec<Row>, dropped: u64) -> Tracer {
+        Tracer { rows, dropped, ..Tracer::new(1, 0) }
+    }
+
     /// The journal so far, and how many rows did not fit.
     pub(crate) fn journal(&self) -> (&[Row], u64) {
         (&self.rows, self.dropped)
@@ -235,7 +241,9 @@ impl Tracer {
                 self.executed(pid);
                 resume(pid, 0);
             }
-            libc::PTRACE_EVENT_STOP if matches!(signal, libc::SIGSTOP | libc::SIGTSTP | libc::SIGTTIN | libc::SIGTTOU) => {
+            libc::PTRACE_EVENT_STOP
+                if matches!(signal, libc::SIGSTOP | libc::SIGTSTP | libc::SIGTTIN | libc::SIGTTOU) =>
+            {
                 // Group-stop: stay stopped, as without a tracer.
                 let _ = ptrace(libc::PTRACE_LISTEN, pid, 0);
             }

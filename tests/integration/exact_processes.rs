@@ -163,7 +163,12 @@ fn job_control_in_an_interactive_shell_works_as_without_rea() {
         assert_eq!(record["exit"]["code"], 0, "{mode}: {shown}");
         if mode == "exact" {
             let sleep = journal(&record).into_iter().find(|(c, ..)| c == "sleep 1");
-            assert_eq!(sleep.map(|(_, _, e)| e), Some(exited(0)), "{}", serde_json::to_string_pretty(rows(&record)).unwrap());
+            assert_eq!(
+                sleep.map(|(_, _, e)| e),
+                Some(exited(0)),
+                "{}",
+                serde_json::to_string_pretty(rows(&record)).unwrap()
+            );
         }
     }
 }
@@ -200,7 +205,8 @@ fn signals_wait_statuses_and_self_stopping_programs_are_unchanged() {
 #[test]
 fn the_sampled_opt_out_samples_and_is_committed() {
     let sandbox = Sandbox::new();
-    let scenario = json!({"executable": "sh", "arguments": ["-c", "sleep 0.3; echo x"], "process_observation": "sampled"});
+    let scenario =
+        json!({"executable": "sh", "arguments": ["-c", "sleep 0.3; echo x"], "process_observation": "sampled"});
     let record = capture(&sandbox, &scenario, "sampled.json");
     assert_eq!(record["truncation_details"]["process"]["coverage"], "sampled");
     assert!(record["limitations"][0].as_str().unwrap().contains("sampled"), "{}", record["limitations"]);

@@ -170,7 +170,11 @@ fn a_secret_used_in_file_names_and_a_symlink_target_is_redacted_in_both_snapshot
     let commands = record["process_samples"].to_string().matches(&m).count() as u64;
     assert_eq!(record["truncation_details"]["process"]["coverage"], "exact");
     assert!(commands >= 3, "{}", record["process_samples"]);
-    assert_eq!(count, terminal + 5 + commands, "{count} redactions, {terminal} in the terminal, {commands} in commands");
+    assert_eq!(
+        count,
+        terminal + 5 + commands,
+        "{count} redactions, {terminal} in the terminal, {commands} in commands"
+    );
     assert!(record["truncation_details"]["filesystem_after"]["roots"][0]["complete"] == json!(true));
 }
 

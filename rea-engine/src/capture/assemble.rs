@@ -16,9 +16,9 @@ use super::sampler::{MAX_SAMPLED_COMMAND_BYTES, RawSample, SamplerResult};
 use super::terminal::{TerminalOutput, TerminalRecorder};
 use crate::evidence::{
     CAPTURE_SCHEMA_VERSION, CaptureRecord, Cleanup, CleanupOutcome, Exit, ExitReason, Finalization, JournalCollection,
-    JournalEntry, Manifest, PROVIDER_VERSION, ProcessExit, ProcessSample, ProcessTruncation, RenderedTerminalTruncation,
-    ResidualUnknown, SealedCapture, Settlement, SettlementState, TruncationDetails, UnverifiedProcess,
-    architecture_name, digest, now_iso8601, seal_capture_typed,
+    JournalEntry, Manifest, PROVIDER_VERSION, ProcessExit, ProcessSample, ProcessTruncation,
+    RenderedTerminalTruncation, ResidualUnknown, SealedCapture, Settlement, SettlementState, TruncationDetails,
+    UnverifiedProcess, architecture_name, digest, now_iso8601, seal_capture_typed,
 };
 use crate::evidence::{OwnedGroupOutcome, ProcessCoverage, RendererOutcome, ResidualScope, TemporaryRootOutcome};
 use crate::host::ExitStatus;
@@ -302,7 +302,8 @@ fn process_limitations(limitations: &mut Vec<String>, processes: &ProcessMode, p
     match processes {
         ProcessMode::Sampled => {}
         ProcessMode::Fallback { reason } => {
-            limitations.insert(1, format!("Exact process observation was not available ({reason}); the tree was sampled."));
+            limitations
+                .insert(1, format!("Exact process observation was not available ({reason}); the tree was sampled."));
         }
         ProcessMode::Exact { .. } => {
             limitations.retain(|l| l != LIMIT_SAMPLED && l != LIMIT_SAMPLING_PARTIAL);

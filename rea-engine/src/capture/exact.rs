@@ -85,7 +85,10 @@ mod tests {
         assert_eq!(sampled.failures, 0);
         assert!(sampled.groups.contains(&7));
         let refused = ExactJournal::Unavailable { reason: "refused".into() };
-        assert_eq!(apply(Some(refused), &mut sampled, Instant::now()), ProcessMode::Fallback { reason: "refused".into() });
+        assert_eq!(
+            apply(Some(refused), &mut sampled, Instant::now()),
+            ProcessMode::Fallback { reason: "refused".into() }
+        );
         assert_eq!(apply(None, &mut sampled, Instant::now()), ProcessMode::Sampled);
     }
 }
