@@ -176,8 +176,10 @@ fn exact(r: &CaptureRecord) -> bool {
 }
 
 /// An exact journal's non-root process images as `(command, parent
-/// command)`, each with how every such image ended (sorted): which commands
-/// ran under which parent and with which status, PIDs and timing aside.
+/// command)`, each with the distinct ways such an image ended (sorted):
+/// which commands ran under which parent and with which status, PIDs,
+/// timing and repetition counts aside (a polling loop that runs its
+/// command once more on a slower run behaves the same).
 fn journaled(r: &CaptureRecord) -> BTreeMap<(String, String), Vec<String>> {
     let command: BTreeMap<u64, &str> = r.process_samples.iter().map(|s| (s.pid, s.command.as_str())).collect();
     let mut out: BTreeMap<(String, String), Vec<String>> = BTreeMap::new();
@@ -190,7 +192,10 @@ fn journaled(r: &CaptureRecord) -> BTreeMap<(String, String), Vec<String>> {
         };
         out.entry((s.command.clone(), parent.to_owned())).or_default().push(ended);
     }
-    out.values_mut().for_each(|v| v.sort());
+    out.values_mut().for_each(|v| {
+        v.sort();
+        v.dedup();
+    });
     out
 }
 
