@@ -8,7 +8,7 @@ use rea_engine::doctor::{Probe, Requirement};
 use rea_engine::host::Check;
 
 /// Every check, in report order.
-pub(crate) const PROBES: [Probe; 7] = [
+pub(crate) const PROBES: [Probe; 8] = [
     Probe {
         name: "pty_probe",
         requirement: Requirement::Required,
@@ -38,6 +38,12 @@ pub(crate) const PROBES: [Probe; 7] = [
         requirement: Requirement::Required,
         run: parent_death_signal,
         remediation: "Allow prctl(PR_SET_PDEATHSIG) (not blocked by seccomp): rea's keeper arms it in every launched command so that a killed keeper takes the command with it, and refuses to launch without it.",
+    },
+    Probe {
+        name: "ptrace_exact_processes",
+        requirement: Requirement::Recommended,
+        run: ptrace_exact,
+        remediation: "Allow ptrace of a process's own children (YAMA kernel.yama.ptrace_scope 0 or 1, ptrace not blocked by seccomp or the container runtime) for exact process observation; without it captures sample the process tree and say why.",
     },
     Probe {
         name: "cgroup_v2_delegation",
@@ -95,6 +101,18 @@ fn parent_death_signal() -> Result<String, String> {
         }
         Ok(other) => Err(format!("prctl(PR_SET_PDEATHSIG) did not take effect (read back {other:?})")),
         Err(e) => Err(format!("prctl(PR_SET_PDEATHSIG) failed: {e}")),
+    }
+}
+
+fn ptrace_exact() -> Result<String, String> {
+    let yama = crate::tracer::yama_scope().map_or_else(|| "no YAMA".to_owned(), |s| format!("YAMA ptrace_scope {s}"));
+    match crate::tracer::probe() {
+        Ok(()) => {
+            Ok(format!("PTRACE_SEIZE of a child works ({yama}): the keeper observes every fork, exec and exit exactly"))
+        }
+        Err(e) => {
+            Err(format!("PTRACE_SEIZE of a child was refused ({yama}): {e}; captures sample the process tree instead"))
+        }
     }
 }
 

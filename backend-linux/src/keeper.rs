@@ -32,7 +32,7 @@
 
 use std::ffi::OsString;
 use std::io::{self, Read, Write};
-use std::os::fd::{AsFd, OwnedFd};
+use std::os::fd::{AsFd, AsRawFd, OwnedFd};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::os::unix::net::UnixStream;
 use std::os::unix::process::CommandExt;
@@ -41,11 +41,15 @@ use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
-use rea_engine::host::{ExitStatus, HostError, Pid, ProcessIdentity, RunToken, SpawnSpec, StartTime};
+use rea_engine::host::{
+    ExactJournal, ExitStatus, HostError, Pid, ProcessIdentity, RunToken, SpawnSpec, StartTime, TracedImage,
+    TreeObservation,
+};
 use rea_engine::scenario::RUN_TOKEN_VARIABLE;
-use rustix::process::{PidfdFlags, WaitId, WaitIdOptions, WaitOptions};
+use rustix::process::{PidfdFlags, WaitId, WaitIdOptions};
 
 use crate::procfs;
+use crate::tracer::{self, Tracer, Waited};
 
 /// The hidden first argument that starts `rea` as a keeper.
 pub const KEEPER_ARGUMENT: &str = "__rea-keeper";
@@ -88,7 +92,55 @@ impl<'a> Fields<'a> {
             .map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "malformed count in launch message"))?;
         Ok(u32::from_le_bytes(raw) as usize)
     }
+
+    fn wide(&mut self) -> io::Result<u64> {
+        let field = self.bytes()?;
+        let raw = <[u8; 8]>::try_from(field)
+            .map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "malformed number in keeper message"))?;
+        Ok(u64::from_le_bytes(raw))
+    }
+
+    fn status(&mut self) -> io::Result<Option<ExitStatus>> {
+        let field = self.bytes()?;
+        let raw = <[u8; 5]>::try_from(field)
+            .map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "malformed status in keeper message"))?;
+        decode_status(raw)
+    }
 }
+
+/// How the keeper observes the launched tree (a byte of the launch message).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Trace {
+    /// Sampling only: no tracing.
+    Off,
+    /// Trace with ptrace event stops.
+    Exact,
+    /// Behave as if ptrace were refused (debug builds, for tests).
+    Refused,
+}
+
+impl Trace {
+    fn byte(self) -> u8 {
+        match self {
+            Trace::Off => b'o',
+            Trace::Exact => b'x',
+            Trace::Refused => b'r',
+        }
+    }
+
+    fn of_byte(byte: &[u8]) -> io::Result<Trace> {
+        match byte {
+            b"o" => Ok(Trace::Off),
+            b"x" => Ok(Trace::Exact),
+            b"r" => Ok(Trace::Refused),
+            _ => Err(io::Error::new(io::ErrorKind::InvalidData, "malformed trace mode in launch message")),
+        }
+    }
+}
+
+/// The environment variable that makes a debug build's keeper behave as if
+/// ptrace were refused (for the fallback's tests; release builds ignore it).
+pub(crate) const SIMULATE_REFUSAL_VARIABLE: &str = "REA_TEST_SIMULATE_PTRACE_REFUSAL";
 
 /// What the keeper launches, as it crosses the socket.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -99,6 +151,9 @@ struct Launch {
     temporary_root: Option<OsString>,
     args: Vec<OsString>,
     environment: Vec<(OsString, OsString)>,
+    trace: Trace,
+    /// Most journal rows kept.
+    limit: u32,
 }
 
 impl Launch {
@@ -110,6 +165,19 @@ impl Launch {
             temporary_root: spec.temporary_root.clone().map(PathBuf::into_os_string),
             args: spec.args.iter().map(OsString::from).collect(),
             environment: spec.environment.clone(),
+            trace: match spec.observation {
+                TreeObservation::Sampled => Trace::Off,
+                TreeObservation::Exact { .. }
+                    if cfg!(debug_assertions) && std::env::var_os(SIMULATE_REFUSAL_VARIABLE).is_some() =>
+                {
+                    Trace::Refused
+                }
+                TreeObservation::Exact { .. } => Trace::Exact,
+            },
+            limit: match spec.observation {
+                TreeObservation::Sampled => 0,
+                TreeObservation::Exact { limit } => u32::try_from(limit).unwrap_or(u32::MAX),
+            },
         }
     }
 
@@ -129,6 +197,8 @@ impl Launch {
             put(&mut body, k.as_bytes());
             put(&mut body, v.as_bytes());
         }
+        put(&mut body, &[self.trace.byte()]);
+        put(&mut body, &self.limit.to_le_bytes());
         let mut message = Vec::with_capacity(body.len() + 4);
         put(&mut message, &body);
         message
@@ -142,7 +212,9 @@ impl Launch {
         let temporary_root = Some(f.os()?).filter(|t| !t.is_empty());
         let args = (0..f.count()?).map(|_| f.os()).collect::<io::Result<_>>()?;
         let environment = (0..f.count()?).map(|_| Ok((f.os()?, f.os()?))).collect::<io::Result<_>>()?;
-        Ok(Launch { program, argv0, working_directory, temporary_root, args, environment })
+        let trace = Trace::of_byte(f.bytes()?)?;
+        let limit = f.count()? as u32;
+        Ok(Launch { program, argv0, working_directory, temporary_root, args, environment, trace, limit })
     }
 
     /// The run token the launch carries (the PTY probe carries none).
@@ -184,6 +256,58 @@ fn decode_status(answer: [u8; 5]) -> io::Result<Option<ExitStatus>> {
         b'c' => Ok(Some(ExitStatus::Code(value))),
         b'g' => Ok(Some(ExitStatus::Signal(value))),
         other => Err(io::Error::new(io::ErrorKind::InvalidData, format!("keeper status kind {other}"))),
+    }
+}
+
+/// The journal message: `x`, the rows left out and the rows; or `n` and
+/// why the tree was not traced.
+fn encode_journal(tracer: Option<&crate::tracer::Tracer>, untraced: &str) -> Vec<u8> {
+    let mut body = Vec::new();
+    let Some(tracer) = tracer else {
+        put(&mut body, b"n");
+        put(&mut body, untraced.as_bytes());
+        let mut message = Vec::new();
+        put(&mut message, &body);
+        return message;
+    };
+    let (rows, dropped) = tracer.journal();
+    put(&mut body, b"x");
+    put(&mut body, &dropped.to_le_bytes());
+    put(&mut body, &(rows.len() as u32).to_le_bytes());
+    for row in rows {
+        put(&mut body, &row.at_us.to_le_bytes());
+        put(&mut body, &row.pid.to_le_bytes());
+        put(&mut body, &row.parent.to_le_bytes());
+        put(&mut body, &row.command_bytes.to_le_bytes());
+        put(&mut body, row.command.as_bytes());
+        put(&mut body, &encode_status(row.exit));
+    }
+    let mut message = Vec::with_capacity(body.len() + 4);
+    put(&mut message, &body);
+    message
+}
+
+fn decode_journal(body: &[u8]) -> io::Result<ExactJournal> {
+    let mut f = Fields(body);
+    match f.bytes()? {
+        b"n" => Ok(ExactJournal::Unavailable { reason: String::from_utf8_lossy(f.bytes()?).into_owned() }),
+        b"x" => {
+            let dropped = f.wide()?;
+            let rows = (0..f.count()?)
+                .map(|_| {
+                    Ok(TracedImage {
+                        at_us: f.wide()?,
+                        pid: Pid(f.count()? as u32),
+                        parent: Pid(f.count()? as u32),
+                        command_bytes: f.count()?,
+                        command: String::from_utf8_lossy(f.bytes()?).into_owned(),
+                        exit: f.status()?,
+                    })
+                })
+                .collect::<io::Result<_>>()?;
+            Ok(ExactJournal::Observed { rows, dropped })
+        }
+        _ => Err(io::Error::new(io::ErrorKind::InvalidData, "malformed journal kind")),
     }
 }
 
@@ -323,6 +447,27 @@ impl Keeper {
         Ok(answer)
     }
 
+    /// Sends one request and reads its length-prefixed answer (bounded by
+    /// the launch limit). A keeper that fails to answer is killed.
+    fn ask_message(&self, request: u8) -> io::Result<Vec<u8>> {
+        let mut socket = self.socket.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(stream) = socket.as_mut() else { return Err(io::Error::other("the keeper no longer answers")) };
+        let result = stream.write_all(&[request]).and_then(|()| read_message(stream));
+        if result.is_err() {
+            *socket = None;
+            self.kill();
+        }
+        result
+    }
+
+    /// The exact journal of the launched tree, or why there is none.
+    pub(crate) fn journal(&self) -> ExactJournal {
+        match self.ask_message(b'j').and_then(|body| decode_journal(&body)) {
+            Ok(journal) => journal,
+            Err(e) => ExactJournal::Unavailable { reason: format!("the keeper's journal could not be read: {e}") },
+        }
+    }
+
     fn kill(&self) {
         if let Some(fd) = &self.pidfd {
             let _ = rustix::process::pidfd_send_signal(fd, rustix::process::Signal::KILL);
@@ -363,11 +508,6 @@ impl Keeper {
 
 // ---------------------------------------------------------- keeper's side
 
-/// `__WALL`: wait for every kind of child, clone children included.
-fn all_children() -> WaitOptions {
-    WaitOptions::NOHANG | WaitOptions::from_bits_retain(libc::__WALL as u32)
-}
-
 /// The keeper process's state.
 struct Kept {
     /// The host whose rules prove the cleanup (handed in by the crate root).
@@ -375,27 +515,38 @@ struct Kept {
     launch: Launch,
     root: ProcessIdentity,
     status: Option<ExitStatus>,
-}
-
-fn to_status(status: rustix::process::WaitStatus) -> Option<ExitStatus> {
-    status.exit_status().map(ExitStatus::Code).or_else(|| status.terminating_signal().map(ExitStatus::Signal))
+    /// Becomes readable when a child changed state.
+    signals: OwnedFd,
+    /// The tracer of the launched tree, when it is traced.
+    tracer: Option<Tracer>,
+    /// Why the tree is not traced.
+    untraced: String,
 }
 
 impl Kept {
+    /// Handles what a wait reported besides an exit (a tracee's stop).
+    fn note(&mut self, waited: Waited) {
+        if let Some(tracer) = self.tracer.as_mut() {
+            tracer.on_waited(waited);
+        }
+    }
+
     /// Reaps every exited child; returns how many, and whether none is left.
     fn reap_all(&mut self) -> (u32, bool) {
         let mut reaped = 0;
         loop {
-            match rustix::process::wait(all_children()) {
-                Ok(Some((pid, status))) => {
+            match tracer::wait_once(None, libc::WEXITED) {
+                Ok(Some(waited @ Waited::Exit(pid, status))) => {
                     reaped += 1;
-                    if pid.as_raw_nonzero().get() as u32 == self.root.pid.0 {
-                        self.status = to_status(status);
+                    if pid == self.root.pid.0 {
+                        self.status = Some(status);
                     }
+                    self.note(waited);
                 }
+                Ok(Some(stop)) => self.note(stop),
                 Ok(None) => return (reaped, false),
-                Err(rustix::io::Errno::CHILD) => return (reaped, true),
-                Err(rustix::io::Errno::INTR) => {}
+                Err(e) if e.raw_os_error() == Some(libc::ECHILD) => return (reaped, true),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(_) => return (reaped, false),
             }
         }
@@ -403,19 +554,26 @@ impl Kept {
 
     /// Reaps the launched process if it exited.
     fn root_status(&mut self) -> Option<ExitStatus> {
-        if self.status.is_none()
-            && let Some(pid) = rustix::process::Pid::from_raw(self.root.pid.0 as i32)
-            && let Ok(Some((_, status))) = rustix::process::waitpid(Some(pid), WaitOptions::NOHANG)
-        {
-            self.status = to_status(status);
+        while self.status.is_none() {
+            match tracer::wait_once(Some(self.root.pid.0), libc::WEXITED) {
+                Ok(Some(waited @ Waited::Exit(_, status))) => {
+                    self.status = Some(status);
+                    self.note(waited);
+                }
+                Ok(Some(stop)) => self.note(stop),
+                _ => break,
+            }
         }
         self.status
     }
 
-    /// `rea` is gone (or released the keeper with children left): kill the
-    /// tree with the engine's proof rules; remove the temporary root when
-    /// `rea` could not. Returns the process's exit status.
+    /// `rea` is gone (or released the keeper with children left): stop
+    /// tracing, kill the tree with the engine's proof rules; remove the
+    /// temporary root when `rea` could not. Returns the process's exit status.
     fn clean_up(&mut self, remove_root: bool) -> u8 {
+        if let Some(mut tracer) = self.tracer.take() {
+            tracer.detach_all(&self.signals);
+        }
         let host = (self.host)();
         // A launch without a token (the PTY probe) is proven by lineage
         // alone: a NUL can never occur in an environment value.
@@ -437,15 +595,17 @@ pub(crate) fn serve(host: fn() -> rea_engine::Host) -> u8 {
     if !crate::subreaper::subreaper_active() {
         return 2;
     }
-    let setup = || -> io::Result<(UnixStream, OwnedFd)> {
+    let setup = || -> io::Result<(UnixStream, OwnedFd, OwnedFd)> {
         let socket = UnixStream::from(rustix::io::fcntl_dupfd_cloexec(rustix::stdio::stdin(), 3)?);
         let slave = rustix::io::fcntl_dupfd_cloexec(rustix::stdio::stdout(), 3)?;
         // Standard output held the terminal: only `slave` keeps it now.
         let null = std::fs::File::options().write(true).open("/dev/null")?;
         rustix::stdio::dup2_stdout(&null)?;
-        Ok((socket, slave))
+        // Before any thread starts, so that every thread blocks SIGCHLD.
+        let signals = tracer::child_signals()?;
+        Ok((socket, slave, signals))
     };
-    let Ok((mut socket, slave)) = setup() else { return 2 };
+    let Ok((mut socket, slave, signals)) = setup() else { return 2 };
     let launch = match read_message(&mut socket).and_then(|body| Launch::decode(&body)) {
         Ok(l) => l,
         // rea went away before handing over a launch: nothing was started.
@@ -453,8 +613,8 @@ pub(crate) fn serve(host: fn() -> rea_engine::Host) -> u8 {
     };
     let spawned = spawn_root(&launch, &slave);
     drop(slave);
-    let child = match spawned {
-        Ok(child) => child,
+    let (child, traced) = match spawned {
+        Ok(spawned) => spawned,
         Err(e) => {
             let mut answer = vec![b'E'];
             answer.extend_from_slice(&e.raw_os_error().unwrap_or(0).to_le_bytes());
@@ -468,8 +628,12 @@ pub(crate) fn serve(host: fn() -> rea_engine::Host) -> u8 {
     // The launched process is this keeper's unreaped child: its start
     // identity is its own.
     let start = procfs::stat(pid).ok().flatten().map_or(0, |st| st.starttime);
-    let mut kept =
-        Kept { host, launch, root: ProcessIdentity { pid: Pid(pid), start: StartTime(start) }, status: None };
+    let (tracer, untraced) = match traced {
+        Ok(()) => (Some(Tracer::new(pid, launch.limit as usize)), String::new()),
+        Err(why) => (None, why),
+    };
+    let root = ProcessIdentity { pid: Pid(pid), start: StartTime(start) };
+    let mut kept = Kept { host, launch, root, status: None, signals, tracer, untraced };
     let mut answer = vec![b'P'];
     answer.extend_from_slice(&pid.to_le_bytes());
     if socket.write_all(&answer).is_err() {
@@ -478,22 +642,53 @@ pub(crate) fn serve(host: fn() -> rea_engine::Host) -> u8 {
     serve_requests(&mut kept, &mut socket)
 }
 
+/// Waits for `rea`'s next request, handling the tree's stops meanwhile;
+/// `None`: `rea` is gone.
+fn next_request(kept: &mut Kept, socket: &mut UnixStream) -> Option<u8> {
+    loop {
+        use rustix::event::{PollFd, PollFlags};
+        let (socket_ready, child_ready) = {
+            let mut fds = [PollFd::new(&*socket, PollFlags::IN), PollFd::new(&kept.signals, PollFlags::IN)];
+            match rustix::event::poll(&mut fds, None) {
+                Ok(_) => (!fds[0].revents().is_empty(), !fds[1].revents().is_empty()),
+                Err(rustix::io::Errno::INTR) => continue,
+                Err(_) => return None,
+            }
+        };
+        if child_ready {
+            tracer::drain(&kept.signals);
+            if let Some(tracer) = kept.tracer.as_mut() {
+                tracer.pump();
+            }
+        }
+        if socket_ready {
+            let mut request = [0u8; 1];
+            match socket.read(&mut request) {
+                Ok(0) => return None,
+                Ok(_) => return Some(request[0]),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(_) => return None,
+            }
+        }
+    }
+}
+
 /// Answers `rea`'s requests until it releases the keeper or goes away.
 fn serve_requests(kept: &mut Kept, socket: &mut UnixStream) -> u8 {
     loop {
-        let mut request = [0u8; 1];
-        match socket.read(&mut request) {
-            Ok(0) => return kept.clean_up(true),
-            Ok(_) => {}
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(_) => return kept.clean_up(true),
-        }
-        let written = match request[0] {
+        let Some(request) = next_request(kept, socket) else { return kept.clean_up(true) };
+        let written = match request {
             b'r' => socket.write_all(&kept.reap_all().0.to_le_bytes()),
             b'd' => socket.write_all(if kept.reap_all().1 { b"0" } else { b"1" }),
             b's' => {
                 let status = kept.root_status();
                 socket.write_all(&encode_status(status))
+            }
+            b'j' => {
+                if let Some(tracer) = kept.tracer.as_mut() {
+                    tracer.pump();
+                }
+                socket.write_all(&encode_journal(kept.tracer.as_ref(), &kept.untraced))
             }
             b'q' => {
                 return if kept.reap_all().1 { 0 } else { kept.clean_up(false) };
@@ -506,8 +701,14 @@ fn serve_requests(kept: &mut Kept, socket: &mut UnixStream) -> u8 {
     }
 }
 
-/// Launches the command as a session leader on the terminal.
-fn spawn_root(launch: &Launch, slave: &OwnedFd) -> io::Result<std::process::Child> {
+/// The launched process, and whether it is traced (or why not).
+type Spawned = (std::process::Child, Result<(), String>);
+
+/// Launches the command as a session leader on the terminal. The child
+/// writes its PID and waits until the keeper has seized it (or decided not
+/// to), then execs. It is forked by a helper thread that lives as long as
+/// the keeper (a parent-death signal follows the thread that forked).
+fn spawn_root(launch: &Launch, slave: &OwnedFd) -> io::Result<Spawned> {
     let mut command = Command::new(&launch.program);
     command
         .arg0(&launch.argv0)
@@ -518,12 +719,47 @@ fn spawn_root(launch: &Launch, slave: &OwnedFd) -> io::Result<std::process::Chil
         .stdin(Stdio::from(slave.try_clone()?))
         .stdout(Stdio::from(slave.try_clone()?))
         .stderr(Stdio::from(slave.try_clone()?));
+    let (pid_read, pid_write) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)?;
+    let (go_read, go_write) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)?;
+    prepare_child(&mut command, pid_write.as_raw_fd(), go_read.as_raw_fd());
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::Builder::new().name("rea-keeper-launch".into()).spawn(move || {
+        let spawned = command.spawn();
+        drop((pid_write, go_read));
+        let _ = sender.send(spawned);
+        loop {
+            std::thread::park();
+        }
+    })?;
+    let mut word = [0u8; 4];
+    let traced = match std::fs::File::from(pid_read).read_exact(&mut word) {
+        Ok(()) => match launch.trace {
+            Trace::Off => Err("the scenario asked for sampling".to_owned()),
+            Trace::Refused => Err("ptrace(PTRACE_SEIZE) was refused (simulated for a test)".to_owned()),
+            Trace::Exact => tracer::seize(u32::from_le_bytes(word))
+                .map_err(|e| format!("ptrace(PTRACE_SEIZE) of the launched process was refused: {e}")),
+        },
+        // The child was not forked, or failed before it could wait.
+        Err(_) => Err("the command was not launched".to_owned()),
+    };
+    let _ = rustix::io::write(&go_write, b"g");
+    drop(go_write);
+    let child = receiver.recv().map_err(|_| io::Error::other("the keeper's launch thread ended"))??;
+    Ok((child, traced))
+}
+
+/// The child's steps before `exec`: a session leader on the terminal, tied
+/// to the keeper by its death signal, `SIGCHLD` unblocked; then it reports
+/// its PID on `pid_write` and waits for a byte (or end of file) on `go_read`.
+fn prepare_child(command: &mut Command, pid_write: i32, go_read: i32) {
     let parent = rustix::process::getpid();
     #[expect(unsafe_code, reason = "pre_exec is the only way to make the child a session leader on its PTY")]
     // SAFETY: the closure runs in the forked child before exec and only
     // makes async-signal-safe system calls (setsid, the TIOCSCTTY ioctl on
-    // the already-installed stdin, prctl(PR_SET_PDEATHSIG) and getppid); it
-    // allocates nothing and touches no lock. The keeper is single-threaded.
+    // the already-installed stdin, prctl(PR_SET_PDEATHSIG), getppid,
+    // sigprocmask, getpid, write and read on two pipe descriptors that stay
+    // open until exec); it allocates nothing and touches no lock. The other
+    // keeper thread is blocked reading the PID pipe meanwhile.
     unsafe {
         command.pre_exec(move || {
             rustix::process::setsid().map_err(io::Error::from)?;
@@ -535,10 +771,22 @@ fn spawn_root(launch: &Launch, slave: &OwnedFd) -> io::Result<std::process::Chil
             if rustix::process::getppid() != Some(parent) {
                 return Err(io::Error::other("the keeper exited while the command was being launched"));
             }
+            let mut none: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut none);
+            libc::sigprocmask(libc::SIG_SETMASK, &none, std::ptr::null_mut());
+            let pid = libc::getpid().to_le_bytes();
+            if libc::write(pid_write, pid.as_ptr().cast(), pid.len()) != pid.len() as isize {
+                return Err(io::Error::last_os_error());
+            }
+            let mut go = [0u8; 1];
+            while libc::read(go_read, go.as_mut_ptr().cast(), 1) < 0 {
+                if io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
+                    return Err(io::Error::last_os_error());
+                }
+            }
             Ok(())
         });
     }
-    command.spawn()
 }
 
 #[cfg(test)]
@@ -554,6 +802,8 @@ mod tests {
             temporary_root: Some("/tmp/rea-process-x".into()),
             args: vec!["-c".into(), OsString::from_vec(b"echo \xff".to_vec()), "".into()],
             environment: vec![("A".into(), "1".into()), (RUN_TOKEN_VARIABLE.into(), "abc".into())],
+            trace: Trace::Exact,
+            limit: 1000,
         };
         let message = launch.encode();
         assert_eq!(u32::from_le_bytes(message[..4].try_into().unwrap()) as usize, message.len() - 4);
@@ -575,10 +825,57 @@ mod tests {
             temporary_root: None,
             args: vec!["x".into()],
             environment: Vec::new(),
+            trace: Trace::Off,
+            limit: 0,
         }
         .encode();
         for cut in 4..message.len() - 1 {
             assert!(Launch::decode(&message[4..cut]).is_err(), "cut at {cut}");
+        }
+    }
+
+    #[test]
+    fn a_journal_survives_the_wire() {
+        use crate::tracer::Row;
+        let rows = vec![
+            Row {
+                at_us: 5,
+                pid: 10,
+                parent: 0,
+                command: "sh -c x".into(),
+                command_bytes: 7,
+                exit: Some(ExitStatus::Code(3)),
+            },
+            Row { at_us: 9, pid: 11, parent: 10, command: "sleep 1".into(), command_bytes: 90, exit: None },
+            Row {
+                at_us: 12,
+                pid: 12,
+                parent: 10,
+                command: String::new(),
+                command_bytes: 0,
+                exit: Some(ExitStatus::Signal(9)),
+            },
+        ];
+        let tracer = Tracer::holding(rows.clone(), 4);
+        let message = encode_journal(Some(&tracer), "");
+        let ExactJournal::Observed { rows: back, dropped } = decode_journal(&message[4..]).unwrap() else {
+            panic!("not observed")
+        };
+        assert_eq!(dropped, 4);
+        let back: Vec<_> =
+            back.iter().map(|r| (r.at_us, r.pid.0, r.parent.0, r.command.clone(), r.command_bytes, r.exit)).collect();
+        let sent: Vec<_> = rows
+            .iter()
+            .map(|r| (r.at_us, r.pid, r.parent, r.command.clone(), r.command_bytes as usize, r.exit))
+            .collect();
+        assert_eq!(back, sent);
+        let refused = encode_journal(None, "ptrace refused");
+        assert_eq!(
+            decode_journal(&refused[4..]).unwrap(),
+            ExactJournal::Unavailable { reason: "ptrace refused".into() }
+        );
+        for cut in 4..message.len() - 1 {
+            assert!(decode_journal(&message[4..cut]).is_err(), "cut at {cut}");
         }
     }
 

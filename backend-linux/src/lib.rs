@@ -23,6 +23,7 @@ pub mod pty;
 mod signals;
 pub use rea_backend_unix::stdio;
 mod subreaper;
+mod tracer;
 
 use rea_engine::Host;
 use rea_engine::host::CaptureSupport;

@@ -229,6 +229,10 @@ impl PtyProcess for LinuxPtyProcess {
         self.master = None;
         self.slave = None;
     }
+
+    fn process_journal(&self) -> rea_engine::host::ExactJournal {
+        self.exit.keeper.journal()
+    }
 }
 
 impl Drop for LinuxPtyProcess {

@@ -251,6 +251,7 @@ mod tests {
             environment: vec![("TERM".into(), "xterm-256color".into())],
             size: TermSize { columns: 100, rows: 30 },
             temporary_root: None,
+            observation: rea_engine::host::TreeObservation::Sampled,
         }
     }
 

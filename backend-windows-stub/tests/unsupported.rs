@@ -16,6 +16,7 @@ fn spawn_is_a_typed_unsupported_error() {
         environment: vec![],
         size: TermSize { columns: 80, rows: 24 },
         temporary_root: None,
+        observation: rea_engine::host::TreeObservation::Sampled,
     };
     let err = host.pty.spawn(&spec).err().expect("spawn must fail");
     assert!(matches!(err, HostError::Unsupported { capability: "PTY capture", .. }));

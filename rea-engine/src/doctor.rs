@@ -144,6 +144,7 @@ pub fn pty_probe(pty: &dyn PtyBackend) -> Result<String, String> {
         environment: vec![("TERM".into(), "xterm-256color".into())],
         size: TermSize { columns: 80, rows: 24 },
         temporary_root: None,
+        observation: crate::host::TreeObservation::Sampled,
     };
     let mut process = pty.spawn(&spec).map_err(|e| format!("the PTY probe failed: {e}"))?;
     let status = async_io::block_on(process.wait()).map_err(|e| format!("the PTY probe could not be awaited: {e}"))?;

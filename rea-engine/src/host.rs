@@ -107,6 +107,62 @@ pub struct SpawnSpec {
     /// The run's private temporary root, which a backend's keeper removes
     /// if `rea` dies before it could (`None` when the launch has none).
     pub temporary_root: Option<PathBuf>,
+    /// How the launched tree is to be observed.
+    pub observation: TreeObservation,
+}
+
+/// How a launch's process tree is to be observed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TreeObservation {
+    /// Sampling only (the scenario's `process_observation: "sampled"`).
+    Sampled,
+    /// Every fork, exec and exit, where the host can (see
+    /// [`PtyProcess::process_journal`]), keeping at most `limit` rows.
+    Exact {
+        /// `limits.processes`.
+        limit: u64,
+    },
+}
+
+/// Bytes of a command line an observer keeps: a record shows at most 4096,
+/// and the rest leaves room to redact a secret that starts inside them.
+pub const KEPT_COMMAND_BYTES: usize = 4096 + crate::scenario::MAX_INPUT_DATA_BYTES;
+
+/// One process image of an exact observation: from its creation (showing
+/// its creator's command) or from its `exec`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TracedImage {
+    /// Microseconds after the launch.
+    pub at_us: u64,
+    /// Its PID.
+    pub pid: Pid,
+    /// The process that created it (0: none of the run's).
+    pub parent: Pid,
+    /// Its command line, arguments joined by spaces, at most
+    /// [`KEPT_COMMAND_BYTES`].
+    pub command: String,
+    /// Bytes of the command line as read.
+    pub command_bytes: usize,
+    /// How it ended (`None`: not observed).
+    pub exit: Option<ExitStatus>,
+}
+
+/// What exact observation of a launch produced.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ExactJournal {
+    /// Every fork, exec and exit was observed, in order; `dropped` rows did
+    /// not fit the limit.
+    Observed {
+        /// The rows, in order of observation.
+        rows: Vec<TracedImage>,
+        /// Rows left out at the limit.
+        dropped: u64,
+    },
+    /// The host could not observe exactly; the capture samples.
+    Unavailable {
+        /// Why (for the record).
+        reason: String,
+    },
 }
 
 /// How a process ended.
@@ -194,6 +250,11 @@ pub trait PtyProcess: Send {
     fn wait(&self) -> BoxFuture<'static, Result<ExitStatus, HostError>>;
     /// Closes both ends of the terminal.
     fn close_terminal(&mut self);
+    /// The exact journal of the launched tree (call it after cleanup, before
+    /// the process is dropped). The default has no exact observation.
+    fn process_journal(&self) -> ExactJournal {
+        ExactJournal::Unavailable { reason: "this host observes process trees only by sampling".into() }
+    }
 }
 
 /// One row of the process table.

@@ -24,6 +24,7 @@ fn doctor_runs_the_linux_checks_and_reports_capture_available() {
             "pidfd",
             "child_subreaper",
             "parent_death_signal",
+            "ptrace_exact_processes",
             "cgroup_v2_delegation",
             "sha_extensions",
             "terminal_emulator"
@@ -43,6 +44,9 @@ fn doctor_runs_the_linux_checks_and_reports_capture_available() {
     let probe = doc["checks"].as_array().unwrap().iter().find(|c| c["name"] == "pty_probe").unwrap();
     assert_eq!(probe["classification"], "healthy");
     assert!(probe["detail"].as_str().unwrap().contains("exited 0"));
+    let ptrace = doc["checks"].as_array().unwrap().iter().find(|c| c["name"] == "ptrace_exact_processes").unwrap();
+    assert_eq!(ptrace["classification"], "healthy", "{ptrace}");
+    assert!(ptrace["detail"].as_str().unwrap().contains("PTRACE_SEIZE of a child works"), "{ptrace}");
     let emulator = doc["checks"].as_array().unwrap().iter().find(|c| c["name"] == "terminal_emulator").unwrap();
     assert_eq!(emulator["detail"], "rendered frames come from avt 0.19.0");
 }

@@ -12,6 +12,7 @@ mod compare_golden;
 mod compare_trace;
 mod doctor;
 mod document_bound;
+mod exact_processes;
 mod filesystem;
 mod keeper;
 mod lost_output;

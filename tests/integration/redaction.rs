@@ -164,8 +164,17 @@ fn a_secret_used_in_file_names_and_a_symlink_target_is_redacted_in_both_snapshot
     // The count covers the names: four in files_after (the directory, the
     // file below it, the file beside it, the link's target), one in
     // files_before, plus whatever the terminal showed.
+    // The exact process journal records the commands that used the secret
+    // (mkdir, ln, rm), each redacted once.
     let terminal = frames_text(record).matches(&m).count() as u64;
-    assert_eq!(count, terminal + 5, "{count} redactions, {terminal} in the terminal");
+    let commands = record["process_samples"].to_string().matches(&m).count() as u64;
+    assert_eq!(record["truncation_details"]["process"]["coverage"], "exact");
+    assert!(commands >= 3, "{}", record["process_samples"]);
+    assert_eq!(
+        count,
+        terminal + 5 + commands,
+        "{count} redactions, {terminal} in the terminal, {commands} in commands"
+    );
     assert!(record["truncation_details"]["filesystem_after"]["roots"][0]["complete"] == json!(true));
 }
 

@@ -54,8 +54,10 @@ fn the_readme_walkthrough_finds_exactly_the_planted_difference() {
     let result = &comparison["normalized_result"];
     assert_eq!(result["status"], "changed");
 
-    // Only the terminal changed; jitter within the timing tolerance is not a
-    // difference, and sampled or unobserved dimensions are never `unchanged`.
+    // The terminal changed, and so did the process tree (observed exactly:
+    // the rewrite runs a different awk program); jitter within the timing
+    // tolerance is not a difference, and unobserved dimensions are never
+    // `unchanged`.
     let dimension = |name: &str| {
         result["dimensions"].as_array().unwrap().iter().find(|d| d["dimension"] == name).unwrap_or_else(|| {
             panic!("no {name} dimension: {result}");
@@ -66,10 +68,12 @@ fn the_readme_walkthrough_finds_exactly_the_planted_difference() {
         ("interaction", "unchanged"),
         ("exit", "unchanged"),
         ("filesystem", "unknown"),
-        ("process", "unknown"),
+        ("process", "changed"),
     ] {
         assert_eq!(dimension(name)["status"], status, "{name}: {}", dimension(name));
     }
+    let process = dimension("process")["differences"].to_string();
+    assert!(process.contains("command=\\\"awk BEGIN { printf") && process.contains("{ print 3 * 4.5 }"), "{process}");
 
     // The terminal lists exactly the planted difference: `13.50` became `13.5`
     // on the Total line (line 3, after "Total: 13.5"), once in the text

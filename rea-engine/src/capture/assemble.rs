@@ -6,6 +6,7 @@ use std::time::Instant;
 use serde_json::json;
 
 use super::conclude::Concluded;
+use super::exact::ProcessMode;
 use super::normalize::{Normalizer, replace_number};
 use super::owned::CleanupReport;
 use super::parts::{Collection, Context, Observation};
@@ -15,9 +16,9 @@ use super::sampler::{MAX_SAMPLED_COMMAND_BYTES, RawSample, SamplerResult};
 use super::terminal::{TerminalOutput, TerminalRecorder};
 use crate::evidence::{
     CAPTURE_SCHEMA_VERSION, CaptureRecord, Cleanup, CleanupOutcome, Exit, ExitReason, Finalization, JournalCollection,
-    JournalEntry, Manifest, PROVIDER_VERSION, ProcessSample, ProcessTruncation, RenderedTerminalTruncation,
-    ResidualUnknown, SealedCapture, Settlement, SettlementState, TruncationDetails, UnverifiedProcess,
-    architecture_name, digest, now_iso8601, seal_capture_typed,
+    JournalEntry, Manifest, PROVIDER_VERSION, ProcessExit, ProcessSample, ProcessTruncation,
+    RenderedTerminalTruncation, ResidualUnknown, SealedCapture, Settlement, SettlementState, TruncationDetails,
+    UnverifiedProcess, architecture_name, digest, now_iso8601, seal_capture_typed,
 };
 use crate::evidence::{OwnedGroupOutcome, ProcessCoverage, RendererOutcome, ResidualScope, TemporaryRootOutcome};
 use crate::host::ExitStatus;
@@ -26,6 +27,11 @@ use crate::secrets::Redactor;
 
 /// Always-present limitation: sampling misses short-lived processes.
 pub(super) const LIMIT_SAMPLED: &str = "Process trees are sampled and may omit short-lived descendants.";
+/// Limitation of exact observation: what ptrace changes for the program.
+pub(super) const LIMIT_EXACT: &str = "Process trees are observed exactly (ptrace event stops); a set-user-ID or set-group-ID program runs without its privileges while traced.";
+/// Limitation when the exact journal reached its limit.
+pub(super) const LIMIT_JOURNAL_FULL: &str =
+    "The process journal reached limits.processes; later processes are not listed.";
 /// Limitation when sampling was partial.
 pub(super) const LIMIT_SAMPLING_PARTIAL: &str = "Process-tree sampling ended with an incomplete observation.";
 /// Always-present limitation: snapshots are not traces.
@@ -139,18 +145,19 @@ impl Assembly<'_> {
         let Assembly { context, observed, outcome, concluded, .. } = self;
         let invalid_bytes = observed.decoder.invalid_bytes();
         let t = terminal_part(observed.recorder, observed.interactions, invalid_bytes, scenario);
-        let Concluded { verdict, sampled, temporary_root_removed, settled_at } = concluded;
+        let Concluded { verdict, sampled, processes, temporary_root_removed, settled_at } = concluded;
         let (before, after) = (observed.before.snapshot, verdict.after.snapshot);
         let filesystem_effects = if selected { crate::fs::effects(&before, &after) } else { Vec::new() };
         let sampling_partial = sampled.limit_reached || sampled.failures > 0;
-        let limitations = limitations(sampling_partial, &t, redaction, verdict.cleanup.unverified_processes.len());
+        let mut limitations = limitations(sampling_partial, &t, redaction, verdict.cleanup.unverified_processes.len());
+        process_limitations(&mut limitations, &processes, sampling_partial);
         let truncation_details = TruncationDetails {
             raw_terminal: t.raw,
             normalized_terminal: Some(t.normalized),
             rendered_terminal: t.rendered,
             filesystem_before: before.truncation,
             filesystem_after: after.truncation,
-            process: process_truncation(scenario, &sampled, sampling_partial, process_samples.len()),
+            process: process_truncation(scenario, &sampled, sampling_partial, process_samples.len(), &processes),
             document: None,
         };
         let mechanism = context.host.verifier.mechanism();
@@ -171,7 +178,7 @@ impl Assembly<'_> {
             truncated: truncation_details.any_truncated(),
             truncation_details,
             limitations,
-            residual_unknowns: residual_unknowns(selected, &outcome, &verdict.cleanup),
+            residual_unknowns: residual_unknowns(selected, &outcome, &verdict.cleanup, &processes),
             cleanup: cleanup(t.renderer_state, temporary_root_removed, mechanism, &verdict.cleanup),
         };
         let parameters = parameters(scenario, &record.normalization);
@@ -238,10 +245,11 @@ fn process_truncation(
     sampled: &SamplerResult,
     sampling_partial: bool,
     samples: usize,
+    processes: &ProcessMode,
 ) -> ProcessTruncation {
     ProcessTruncation {
         truncated: sampling_partial,
-        coverage: ProcessCoverage::Sampled,
+        coverage: if processes.is_exact() { ProcessCoverage::Exact } else { ProcessCoverage::Sampled },
         sample_limit: scenario.limits.processes,
         samples: samples as u64,
         limit_reached: sampled.limit_reached,
@@ -259,18 +267,52 @@ fn process_samples(a: &Assembly<'_>) -> Vec<ProcessSample> {
     let mut pid_texts: Vec<String> = map.keys().map(u32::to_string).collect();
     pid_texts.sort_by_key(|p| std::cmp::Reverse(p.len()));
     let ordinal = |v: u32, unmapped: u64| if v == 0 { 0 } else { map.get(&v).copied().unwrap_or(unmapped) };
+    let exits = match &a.concluded.processes {
+        ProcessMode::Exact { exits } => Some(exits),
+        ProcessMode::Sampled | ProcessMode::Fallback { .. } => None,
+    };
     sampled
         .samples
         .iter()
-        .map(|s| ProcessSample {
+        .enumerate()
+        .map(|(i, s)| ProcessSample {
             at_ms: s.at_ms / bucket * bucket,
             pid: ordinal(s.pid, 1),
             parent_pid: ordinal(s.parent, 0),
             command: sampled_command(s, &mut secrets, &a.observed.normalizer, &pid_texts),
-            process_group_id: Some(ordinal(s.group, 0)),
-            session_id: Some(ordinal(s.session, 0)),
+            // The tracer does not read groups and sessions.
+            process_group_id: exits.is_none().then(|| ordinal(s.group, 0)),
+            session_id: exits.is_none().then(|| ordinal(s.session, 0)),
+            exit: exits.and_then(|e| e.get(i).copied().flatten()).map(process_exit),
         })
         .collect()
+}
+
+/// A journaled image's end, as recorded.
+fn process_exit(status: ExitStatus) -> ProcessExit {
+    match status {
+        ExitStatus::Code(c) => ProcessExit { code: Some(i64::from(c)), signal: 0 },
+        ExitStatus::Signal(s) => ProcessExit { code: None, signal: i64::from(s) },
+    }
+}
+
+/// The process dimension's limitations: sampling's (first in the list), or
+/// what exact observation cannot show.
+fn process_limitations(limitations: &mut Vec<String>, processes: &ProcessMode, partial: bool) {
+    match processes {
+        ProcessMode::Sampled => {}
+        ProcessMode::Fallback { reason } => {
+            limitations
+                .insert(1, format!("Exact process observation was not available ({reason}); the tree was sampled."));
+        }
+        ProcessMode::Exact { .. } => {
+            limitations.retain(|l| l != LIMIT_SAMPLED && l != LIMIT_SAMPLING_PARTIAL);
+            limitations.insert(0, LIMIT_EXACT.to_owned());
+            if partial {
+                limitations.insert(1, LIMIT_JOURNAL_FULL.to_owned());
+            }
+        }
+    }
 }
 
 /// The journal: every observation in the order it was recorded.
@@ -354,14 +396,20 @@ fn limitations(sampling_partial: bool, t: &TerminalPart, redaction: Option<Strin
 }
 
 /// Dimensions not fully observed, with reasons.
-fn residual_unknowns(selected: bool, outcome: &RunOutcome, cleanup: &CleanupReport) -> Vec<ResidualUnknown> {
-    let mut unknowns = vec![
-        ResidualUnknown { scope: ResidualScope::Process, reason: LIMIT_SAMPLED.into() },
-        ResidualUnknown {
-            scope: ResidualScope::Network,
-            reason: "External network isolation is not enforced by this adapter.".into(),
-        },
-    ];
+fn residual_unknowns(
+    selected: bool,
+    outcome: &RunOutcome,
+    cleanup: &CleanupReport,
+    processes: &ProcessMode,
+) -> Vec<ResidualUnknown> {
+    let mut unknowns = Vec::new();
+    if !processes.is_exact() {
+        unknowns.push(ResidualUnknown { scope: ResidualScope::Process, reason: LIMIT_SAMPLED.into() });
+    }
+    unknowns.push(ResidualUnknown {
+        scope: ResidualScope::Network,
+        reason: "External network isolation is not enforced by this adapter.".into(),
+    });
     if !selected {
         unknowns.push(ResidualUnknown {
             scope: ResidualScope::Filesystem,

@@ -32,8 +32,10 @@ pub(super) enum Ended {
 pub(super) struct Concluded {
     /// Settlement, the after-checkpoint and the cleanup report.
     pub(super) verdict: Verdict,
-    /// What the sampler recorded.
+    /// What the sampler recorded (an exact journal's rows in their place).
     pub(super) sampled: SamplerResult,
+    /// How the rows were observed.
+    pub(super) processes: super::exact::ProcessMode,
     /// Whether the temporary root was removed.
     pub(super) temporary_root_removed: bool,
     /// When settlement ended (the journal's settlement mark).

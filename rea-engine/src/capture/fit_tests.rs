@@ -81,6 +81,7 @@ fn record(r: &ResolvedScenario, shape: &Shape) -> CaptureRecord {
             command: "\u{1}".repeat(shape.command_bytes),
             process_group_id: Some(1),
             session_id: Some(1),
+            exit: None,
         })
         .collect();
     let file = |i: usize, size: u64| FileState {

@@ -23,6 +23,7 @@ mod deadline;
 mod decoder;
 mod dispatch;
 mod error;
+mod exact;
 pub mod fit;
 mod guard;
 pub mod normalize;

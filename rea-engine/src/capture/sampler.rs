@@ -27,7 +27,8 @@ pub(crate) const MAX_SAMPLED_COMMAND_BYTES: usize = 4096;
 /// Bytes of a command line the sampler keeps: the record shows at most
 /// [`MAX_SAMPLED_COMMAND_BYTES`], and the rest leaves room to redact a secret
 /// that starts inside them (a secret is at most `MAX_INPUT_DATA_BYTES`).
-pub(super) const KEPT_COMMAND_BYTES: usize = MAX_SAMPLED_COMMAND_BYTES + crate::scenario::MAX_INPUT_DATA_BYTES;
+pub(super) const KEPT_COMMAND_BYTES: usize = crate::host::KEPT_COMMAND_BYTES;
+const _: () = assert!(KEPT_COMMAND_BYTES == MAX_SAMPLED_COMMAND_BYTES + crate::scenario::MAX_INPUT_DATA_BYTES);
 
 /// A sampled row before normalization.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -97,11 +97,17 @@ impl<'a> Session<'a> {
         let ended = Ended::observe(&mut self.context, &self.observed.secrets, settled).await;
         self.context.progress.update(Phase::Cleanup, counts);
         let report = self.owned.guard.cleanup().await;
+        let journal = match self.context.request.resolved.scenario.process_observation {
+            crate::scenario::ProcessObservation::Sampled => None,
+            crate::scenario::ProcessObservation::Exact => Some(self.owned.guard.process.process_journal()),
+        };
         let temporary_root_removed = self.owned.temp.close().is_ok();
         let renderer = self.context.ending.states.terminal_renderer;
         self.context.ending.states = ended.final_states(&report, &outcome, renderer, temporary_root_removed);
         let verdict = ended.verdict(report, self.owned.guard.run.clone(), &sampled.groups)?;
-        let concluded = Concluded { verdict, sampled, temporary_root_removed, settled_at };
+        let mut sampled = sampled;
+        let processes = super::exact::apply(journal, &mut sampled, self.context.clock.launch);
+        let concluded = Concluded { verdict, sampled, processes, temporary_root_removed, settled_at };
         let root_pid = self.owned.guard.run.root.pid.0;
         super::assemble::Assembly { context: &self.context, root_pid, observed: self.observed, outcome, concluded }
             .assemble()
@@ -160,6 +166,12 @@ fn spawn(host: &crate::host::Host, request: &CaptureRequest, ending: &mut Ending
         environment: child_environment(&request.host_environment, &scenario.environment, &token),
         size: TermSize { columns: scenario.terminal.columns, rows: scenario.terminal.rows },
         temporary_root: Some(temp.path().to_owned()),
+        observation: match scenario.process_observation {
+            crate::scenario::ProcessObservation::Sampled => crate::host::TreeObservation::Sampled,
+            crate::scenario::ProcessObservation::Exact => {
+                crate::host::TreeObservation::Exact { limit: scenario.limits.processes }
+            }
+        },
     };
     let started_at = crate::evidence::now_iso8601();
     let launch = Instant::now();

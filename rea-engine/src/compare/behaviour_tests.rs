@@ -187,6 +187,7 @@ fn child(mut r: CaptureRecord, at_ms: u64, command: &str) -> CaptureRecord {
         command: command.into(),
         process_group_id: Some(1),
         session_id: Some(1),
+        exit: None,
     });
     r
 }
@@ -311,4 +312,47 @@ fn what_the_document_bound_left_out_is_named_even_where_the_dimension_is_unknown
     let reasons = &dimension(&result, "process")["reasons"];
     assert_eq!(reasons[0], "Process trees are sampled and may omit short-lived descendants.");
     assert!(reasons.as_array().unwrap().iter().any(|r| r == bound), "{reasons}");
+}
+
+/// A record whose process rows are an exact journal: the root, then
+/// `(pid, parent, command, exit code)` rows.
+fn journaled(rows: &[(u64, u64, &str, i64)]) -> CaptureRecord {
+    let mut r = RecordBuilder::new().sample(0, "sh -c script").exit(0).build();
+    r.truncation_details.process.coverage = crate::evidence::ProcessCoverage::Exact;
+    r.residual_unknowns.retain(|u| u.scope != crate::evidence::ResidualScope::Process);
+    r.process_samples[0].exit = Some(crate::evidence::ProcessExit { code: Some(0), signal: 0 });
+    for &(pid, parent_pid, command, code) in rows {
+        r.process_samples.push(ProcessSample {
+            at_ms: pid * 7,
+            pid,
+            parent_pid,
+            command: command.into(),
+            process_group_id: None,
+            session_id: None,
+            exit: Some(crate::evidence::ProcessExit { code: Some(code), signal: 0 }),
+        });
+    }
+    r
+}
+
+#[test]
+fn exact_journals_compare_structurally_and_name_the_command() {
+    let a = journaled(&[(2, 1, "date", 0), (3, 1, "sleep 0.05", 0), (4, 1, "sleep 0.05", 0)]);
+    // Other PIDs, other times, one loop iteration less: the same behaviour.
+    let b = journaled(&[(5, 1, "sleep 0.05", 0), (2, 1, "date", 0)]);
+    let same = compare_records(&a, &b, None);
+    assert_eq!(status(&same, "process"), "unchanged", "{same}");
+    assert_eq!(same["status"], "unchanged", "{same}");
+    // No date: changed, and the difference names it.
+    let c = journaled(&[(2, 1, "sleep 0.05", 0)]);
+    let result = compare_records(&a, &c, None);
+    assert_eq!(status(&result, "process"), "changed");
+    let difference = &dimension(&result, "process")["differences"][0];
+    assert_eq!(difference["path"], "process_samples[command=\"date\", parent=\"<root>\"]");
+    assert_eq!((&difference["left"], &difference["right"]), (&json!(["exit 0"]), &Value::Null));
+    // The same command ending otherwise, or under another parent, is changed.
+    let d = journaled(&[(2, 1, "date", 1), (3, 1, "sleep 0.05", 0)]);
+    assert_eq!(status(&compare_records(&a, &d, None), "process"), "changed");
+    let e = journaled(&[(2, 1, "sleep 0.05", 0), (3, 2, "date", 0)]);
+    assert_eq!(status(&compare_records(&a, &e, None), "process"), "changed");
 }

@@ -170,10 +170,65 @@ fn processes(r: &CaptureRecord) -> BTreeMap<(String, String), BTreeSet<u64>> {
     out
 }
 
+/// Whether a record's process rows are an exact journal.
+fn exact(r: &CaptureRecord) -> bool {
+    r.truncation_details.process.coverage == crate::evidence::ProcessCoverage::Exact
+}
+
+/// An exact journal's non-root process images as `(command, parent
+/// command)`, each with the distinct ways such an image ended (sorted):
+/// which commands ran under which parent and with which status, PIDs,
+/// timing and repetition counts aside (a polling loop that runs its
+/// command once more on a slower run behaves the same).
+fn journaled(r: &CaptureRecord) -> BTreeMap<(String, String), Vec<String>> {
+    let command: BTreeMap<u64, &str> = r.process_samples.iter().map(|s| (s.pid, s.command.as_str())).collect();
+    let mut out: BTreeMap<(String, String), Vec<String>> = BTreeMap::new();
+    for s in r.process_samples.iter().filter(|s| s.pid != 1) {
+        let parent = if s.parent_pid == 1 { "<root>" } else { command.get(&s.parent_pid).copied().unwrap_or("") };
+        let ended = match &s.exit {
+            None => "end not observed".to_owned(),
+            Some(e) if e.signal != 0 => format!("killed by signal {}", e.signal),
+            Some(e) => format!("exit {}", e.code.unwrap_or(0)),
+        };
+        out.entry((s.command.clone(), parent.to_owned())).or_default().push(ended);
+    }
+    out.values_mut().for_each(|v| {
+        v.sort();
+        v.dedup();
+    });
+    out
+}
+
+/// Two exact journals compared structurally: every difference is proven,
+/// and names the command.
+fn journals(l: &CaptureRecord, r: &CaptureRecord) -> ProcessFindings {
+    let mut f = Findings::default();
+    let (a, b) = (journaled(l), journaled(r));
+    let s = last_segment(l, r);
+    let keys: BTreeSet<&(String, String)> = a.keys().chain(b.keys()).collect();
+    for (n, key) in keys.into_iter().enumerate() {
+        let (x, y) = (a.get(key), b.get(key));
+        if x != y {
+            let ran = |v: Option<&Vec<String>>| v.map_or(Value::Null, |v| Value::from(v.clone()));
+            f.push(
+                format!("process_samples[command={:?}, parent={:?}]", key.0, key.1),
+                ran(x),
+                ran(y),
+                None,
+                (s, phase::PROCESS, n),
+            );
+        }
+    }
+    ProcessFindings { findings: f, proven: true }
+}
+
 /// Processes seen on one side only. Sampling can miss a short-lived
 /// process or see it before its `exec`, so only a process seen in two or
 /// more passes on one side and never on the other is a proven difference.
 pub(super) fn process(l: &CaptureRecord, r: &CaptureRecord) -> ProcessFindings {
+    if exact(l) && exact(r) {
+        return journals(l, r);
+    }
     let mut f = Findings::default();
     let (a, b) = (processes(l), processes(r));
     let s = last_segment(l, r);

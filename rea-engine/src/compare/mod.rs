@@ -231,6 +231,13 @@ fn truncation_reasons(r: &CaptureRecord, side: &str, dimension: Dimension) -> Ve
         Dimension::Filesystem if (td.filesystem_before.truncated || td.filesystem_after.truncated) => {
             out.push(format!("{side} capture has incomplete filesystem snapshots."));
         }
+        Dimension::Process
+            if td.process.truncated && td.process.coverage == crate::evidence::ProcessCoverage::Exact =>
+        {
+            out.push(format!(
+                "{side} capture's process journal reached limits.processes; later processes are missing."
+            ));
+        }
         Dimension::Process if td.process.truncated => {
             out.push(format!("{side} capture's process sampling ended partially."));
         }

@@ -359,6 +359,21 @@ pub struct ProcessSample {
     pub process_group_id: Option<u64>,
     /// Session ordinal.
     pub session_id: Option<u64>,
+    /// How the process image ended: present in exact journals
+    /// (`truncation_details.process.coverage: "exact"`) when its end was
+    /// observed; sampled rows never have it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit: Option<ProcessExit>,
+}
+
+/// How a journaled process image ended.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProcessExit {
+    /// Exit code; null when a signal ended it.
+    pub code: Option<i64>,
+    /// Terminating signal number, 0 when none.
+    pub signal: i64,
 }
 
 /// One entry of the cross-source journal.
@@ -649,7 +664,7 @@ pub struct DocumentTruncation {
 pub struct ProcessTruncation {
     /// Whether sampling ended partially.
     pub truncated: bool,
-    /// Always `sampled`.
+    /// `sampled`, or `exact` when every fork, exec and exit was observed.
     pub coverage: ProcessCoverage,
     /// `limits.processes`.
     pub sample_limit: u64,

@@ -271,6 +271,8 @@ vocabulary! {
     ProcessCoverage {
         /// Periodic samples of the process table.
         Sampled = "sampled",
+        /// Every fork, exec and exit, observed as it happened.
+        Exact = "exact",
     }
 }
 

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::Value;
 
-use super::model::{Event, Limits, Normalization, Pattern, Scenario, SignalName};
+use super::model::{Event, Limits, Normalization, Pattern, ProcessObservation, Scenario, SignalName};
 use super::resolve::ResolvedScenario;
 pub use crate::secrets::redacted_input;
 
@@ -116,6 +116,10 @@ struct Common<'a> {
     /// scenario and the contract; without them both keep their older form.
     #[serde(skip_serializing_if = "Option::is_none")]
     terminal_query_replies: Option<&'static str>,
+    /// `sampled` when the scenario opts out of exact observation; the
+    /// default (`exact`) is left out, so older identities stay.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    process_observation: Option<&'static str>,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -139,6 +143,8 @@ impl<'a> Common<'a> {
             limits: &s.limits,
             normalization: NormalizationCommitment::of(&s.normalization),
             terminal_query_replies: t.answer_queries.then_some(TERMINAL_QUERY_REPLIES),
+            process_observation: (s.process_observation == ProcessObservation::Sampled)
+                .then_some(ProcessObservation::Sampled.as_str()),
         }
     }
 }

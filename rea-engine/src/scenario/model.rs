@@ -166,6 +166,32 @@ pub struct Scenario {
     /// How terminal text is normalized for comparison.
     #[serde(default)]
     pub normalization: Normalization,
+    /// How the process tree is observed: `exact` (every fork, exec and exit,
+    /// where the host allows it; the default) or `sampled` (periodic samples
+    /// only, for debuggers and tracers run under rea).
+    #[serde(default)]
+    pub process_observation: ProcessObservation,
+}
+
+/// How the process tree is observed (`process_observation`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ProcessObservation {
+    /// Every fork, exec and exit where the host allows it; sampling otherwise.
+    #[default]
+    Exact,
+    /// Periodic samples only.
+    Sampled,
+}
+
+impl ProcessObservation {
+    /// The scenario's spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProcessObservation::Exact => "exact",
+            ProcessObservation::Sampled => "sampled",
+        }
+    }
 }
 
 fn default_working_directory() -> String {
@@ -476,7 +502,7 @@ mod key_tests {
     fn keys_are_read_from_the_structs_in_declaration_order() {
         assert_eq!(keys::<Terminal>(), ["columns", "rows", "scrollback", "answer_queries"]);
         assert_eq!(keys::<Pattern>(), ["pattern", "replacement"]);
-        assert_eq!(keys::<Scenario>().len(), 13);
+        assert_eq!(keys::<Scenario>().len(), 14);
         assert_eq!(keys::<Scenario>()[0], "executable");
         assert_eq!(keys::<Limits>().last(), Some(&"filesystem_depth"));
         assert_eq!(keys::<Normalization>(), ["paths", "pids", "ports", "time_bucket_ms", "patterns"]);

@@ -330,6 +330,10 @@ impl Validator {
         if let Some(v) = map.get_mut("normalization") {
             self.normalization(v);
         }
+
+        if let Some(v) = map.get("process_observation") {
+            self.process_observation(v);
+        }
     }
 
     fn terminal(&mut self, value: &mut Value) -> Option<Terminal> {
@@ -490,6 +494,18 @@ impl Validator {
                     "a sensitive input needs at least {MIN_SENSITIVE_INPUT_BYTES} bytes besides its line terminator (this one has {secret}), so that its echo can be redacted from terminal text without hiding unrelated text; remove \"sensitive\" if the text is not secret"
                 ),
             );
+        }
+    }
+
+    fn process_observation(&mut self, value: &Value) {
+        let path = "process_observation";
+        match value {
+            Value::String(s) if ["exact", "sampled"].contains(&s.as_str()) => {}
+            Value::String(_) => {
+                let shown = value.to_string();
+                self.issue(path, format!("{shown} is not a process observation; use \"exact\" or \"sampled\""));
+            }
+            _ => self.issue(path, "must be a string: \"exact\" or \"sampled\""),
         }
     }
 

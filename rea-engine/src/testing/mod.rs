@@ -140,6 +140,7 @@ pub fn capture_record(r: &ResolvedScenario) -> CaptureRecord {
         command: r.argv0.clone(),
         process_group_id: Some(1),
         session_id: Some(1),
+        exit: None,
     }];
 
     use JournalCollection as J;

@@ -217,6 +217,7 @@ impl RecordBuilder {
             command: command.into(),
             process_group_id: Some(1),
             session_id: Some(1),
+            exit: None,
         });
         self.record.truncation_details.process.samples += 1;
         self.journal("process_samples", index);
