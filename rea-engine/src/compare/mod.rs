@@ -187,6 +187,12 @@ impl SealedComparison {
     pub fn write_json(&self, out: impl std::io::Write) -> std::io::Result<()> {
         write_inline(&self.envelope, &self.record, out)
     }
+
+    /// Writes the Evidence as TOON (what rea prints without `--json`) and a
+    /// final newline, serializing the typed record as it goes.
+    pub fn write_toon(&self, out: impl std::io::Write) -> Result<(), crate::evidence::ToonEncodeError> {
+        crate::evidence::write_inline_toon(&self.envelope, &self.record, out)
+    }
 }
 
 fn parameters(left: &Side<'_>, right: &Side<'_>, trace: Option<&TraceSpec>, options: CompareOptions) -> Value {
