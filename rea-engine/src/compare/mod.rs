@@ -538,9 +538,13 @@ mod tests {
         let sealed = compare(side(&l), side(&r), None).unwrap();
         let mut written = Vec::new();
         sealed.write_json(&mut written).unwrap();
+        let mut toon = Vec::new();
+        sealed.write_toon(&mut toon).unwrap();
         let plain = sealed.into_evidence().unwrap();
         let expected = serde_json::to_string_pretty(&plain).unwrap() + "\n";
         assert_eq!(String::from_utf8(written).unwrap(), expected, "the typed record writes the same bytes");
+        let expected = toon_format::encode_default(&plain.clone().into_value()).unwrap() + "\n";
+        assert_eq!(String::from_utf8(toon).unwrap(), expected, "the typed record writes the same TOON");
         assert!(plain.parameters.get("trace_spec").is_none());
         assert!(plain.normalized_result.get("trace").is_none());
 
@@ -557,7 +561,11 @@ mod tests {
         let spec = parse_trace_spec(doc.clone()).unwrap();
         let traced = compare(side(&l), side(&r), Some(&spec)).unwrap();
         assert_eq!(traced.record().trace.as_ref().map(|t| t.verdict), Some(trace::Verdict::Equivalent));
+        let mut toon = Vec::new();
+        traced.write_toon(&mut toon).unwrap();
         let traced = traced.into_evidence().unwrap();
+        let expected = toon_format::encode_default(&traced.clone().into_value()).unwrap() + "\n";
+        assert_eq!(String::from_utf8(toon).unwrap(), expected, "the traced record writes the same TOON");
         assert_eq!(traced.predicate_type, COMPARISON_PREDICATE);
         assert_eq!(traced.parameters["trace_spec"], doc);
         assert_eq!(traced.parameters["left_evidence_id"], json!(l.evidence_id));

@@ -257,8 +257,18 @@ fn value(rng: &mut Rng, depth: usize) -> Value {
 #[test]
 fn random_values_match_the_reference() {
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    // How often each form was produced, so the generator is known to reach
+    // them all: table, field group, keyed table, hyphen-line table, list.
+    let mut seen = [0usize; 5];
     for _ in 0..20_000 {
         let depth = 1 + rng.below(5);
-        same(&value(&mut rng, depth));
+        let value = value(&mut rng, depth);
+        same(&value);
+        let text = reference(&value);
+        let forms = [text.contains("]{"), text.contains("}}:"), text.contains(":]{"), text.lines().any(|l| l.trim_start().starts_with("- ") && l.contains("]{")), text.contains("\n  - ") || text.contains("\n- ")];
+        for (count, form) in seen.iter_mut().zip(forms) {
+            *count += usize::from(form);
+        }
     }
+    assert!(seen.iter().all(|&n| n >= 20), "forms seen: {seen:?}");
 }
