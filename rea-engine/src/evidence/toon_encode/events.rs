@@ -189,10 +189,19 @@ impl<'s> ser::Serializer for Events<'s> {
     fn serialize_unit_struct(self, _name: &'static str) -> Result<(), EncodeError> {
         self.prim(Prim::Null)
     }
-    fn serialize_unit_variant(self, _name: &'static str, _index: u32, variant: &'static str) -> Result<(), EncodeError> {
+    fn serialize_unit_variant(
+        self,
+        _name: &'static str,
+        _index: u32,
+        variant: &'static str,
+    ) -> Result<(), EncodeError> {
         self.prim(Prim::Str(variant))
     }
-    fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _name: &'static str, value: &T) -> Result<(), EncodeError> {
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(
+        self,
+        _name: &'static str,
+        value: &T,
+    ) -> Result<(), EncodeError> {
         value.serialize(self)
     }
     fn serialize_newtype_variant<T: Serialize + ?Sized>(

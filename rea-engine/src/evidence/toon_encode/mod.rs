@@ -110,7 +110,13 @@ impl Out<'_> {
     }
 
     /// `key[N]{fields}:`, `[N:]` for a keyed table.
-    fn header(&mut self, key: Option<&str>, len: usize, fields: Option<&[Field]>, keyed: bool) -> Result<(), EncodeError> {
+    fn header(
+        &mut self,
+        key: Option<&str>,
+        len: usize,
+        fields: Option<&[Field]>,
+        keyed: bool,
+    ) -> Result<(), EncodeError> {
         if let Some(key) = key {
             self.key(key)?;
         }
@@ -380,7 +386,9 @@ impl Cells<'_, '_> {
                 }
                 offset += field.leaves;
             }
-            let Some(field) = found else { return Err(EncodeError::Unstable("a table row has a key its header lacks")) };
+            let Some(field) = found else {
+                return Err(EncodeError::Unstable("a table row has a key its header lacks"));
+            };
             match &field.children {
                 Some(children) => self.collect(child, children, offset),
                 None => self.cell(offset, child),

@@ -82,7 +82,8 @@ impl Columns {
             return false;
         }
         for (at, key) in self.keys.iter().enumerate() {
-            let found = if other.keys.get(at) == Some(key) { Some(at) } else { other.keys.iter().position(|k| k == key) };
+            let found =
+                if other.keys.get(at) == Some(key) { Some(at) } else { other.keys.iter().position(|k| k == key) };
             let Some(found) = found else { return false };
             // A key taken once is blanked, so a duplicate cannot match twice.
             other.keys[found].clear();
@@ -133,7 +134,11 @@ impl Uniform {
         *self = match (std::mem::replace(self, Uniform::Broken), columns) {
             (Uniform::Nothing, Some(columns)) => Uniform::Shared(columns),
             (Uniform::Shared(mut mine), Some(theirs)) => {
-                if mine.absorb(theirs) { Uniform::Shared(mine) } else { Uniform::Broken }
+                if mine.absorb(theirs) {
+                    Uniform::Shared(mine)
+                } else {
+                    Uniform::Broken
+                }
             }
             _ => Uniform::Broken,
         };
@@ -207,7 +212,9 @@ impl Sink for ShapeProbe {
 /// What an array item is, as far as the array's form depends on it.
 enum Item {
     Primitive,
-    Array { all_primitive: bool },
+    Array {
+        all_primitive: bool,
+    },
     /// The object's columns when it could be a table row.
     Object(Option<Columns>),
 }

@@ -178,11 +178,50 @@ impl Rng {
 }
 
 const STRINGS: &[&str] = &[
-    "", "a", "hello world", " lead", "trail ", "\ttab", "true", "false", "null", "0", "-1", "1.5", "1e9", "+3", "007",
-    "1.", ".5", "a:b", "a,b", "a|b", "a\tb", "\"q\"", "back\\slash", "[x]", "{y}", "#c", "-d", "x-y", "line\nbreak",
-    "\r", "\u{0}", "\u{1b}[31m", "\u{7f}", "é", "名前", "🎉", "\u{feff}bom", "ok_1.2", "null ", "- ", "::",
+    "",
+    "a",
+    "hello world",
+    " lead",
+    "trail ",
+    "\ttab",
+    "true",
+    "false",
+    "null",
+    "0",
+    "-1",
+    "1.5",
+    "1e9",
+    "+3",
+    "007",
+    "1.",
+    ".5",
+    "a:b",
+    "a,b",
+    "a|b",
+    "a\tb",
+    "\"q\"",
+    "back\\slash",
+    "[x]",
+    "{y}",
+    "#c",
+    "-d",
+    "x-y",
+    "line\nbreak",
+    "\r",
+    "\u{0}",
+    "\u{1b}[31m",
+    "\u{7f}",
+    "é",
+    "名前",
+    "🎉",
+    "\u{feff}bom",
+    "ok_1.2",
+    "null ",
+    "- ",
+    "::",
 ];
-const KEYS: &[&str] = &["a", "b", "c", "id", "name", "data", "at_ms", "x.y", "_k", "1st", "with space", "é", "", "k-v", "q\""];
+const KEYS: &[&str] =
+    &["a", "b", "c", "id", "name", "data", "at_ms", "x.y", "_k", "1st", "with space", "é", "", "k-v", "q\""];
 
 fn primitive(rng: &mut Rng) -> Value {
     match rng.below(9) {
@@ -265,7 +304,13 @@ fn random_values_match_the_reference() {
         let value = value(&mut rng, depth);
         same(&value);
         let text = reference(&value);
-        let forms = [text.contains("]{"), text.contains("}}:"), text.contains(":]{"), text.lines().any(|l| l.trim_start().starts_with("- ") && l.contains("]{")), text.contains("\n  - ") || text.contains("\n- ")];
+        let forms = [
+            text.contains("]{"),
+            text.contains("}}:"),
+            text.contains(":]{"),
+            text.lines().any(|l| l.trim_start().starts_with("- ") && l.contains("]{")),
+            text.contains("\n  - ") || text.contains("\n- "),
+        ];
         for (count, form) in seen.iter_mut().zip(forms) {
             *count += usize::from(form);
         }

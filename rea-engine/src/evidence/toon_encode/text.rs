@@ -152,7 +152,8 @@ mod tests {
 
     #[test]
     fn strings_that_read_as_something_else_are_quoted() {
-        for s in ["", " a", "a\t", "true", "null", "12", "-1.5e3", "+1", "05", "a:b", "a,b", "-x", "#x", "[", "a\u{1}"] {
+        for s in ["", " a", "a\t", "true", "null", "12", "-1.5e3", "+1", "05", "a:b", "a,b", "-x", "#x", "[", "a\u{1}"]
+        {
             assert!(needs_quoting(s), "{s:?}");
         }
         for s in ["a b", "1.", ".5", "1e", "café", "a|b", "x-1", "True"] {
