@@ -176,8 +176,8 @@ impl SealedComparison {
         &self.record
     }
 
-    /// The Evidence with its record as a JSON value (for TOON and for
-    /// callers that store envelopes).
+    /// The Evidence with its record as a JSON value (for callers that
+    /// store envelopes, such as the MCP server).
     pub fn into_evidence(self) -> Result<Evidence, CompareError> {
         Ok(Evidence { normalized_result: serde_json::to_value(&self.record)?, ..self.envelope })
     }
