@@ -79,7 +79,7 @@ fn main() -> ExitCode {
 /// Prints an outcome and maps it to the exit status.
 pub(crate) fn emit(outcome: &Outcome, format: Format) -> ExitCode {
     if let Err(e) = output::print(&outcome.document, format) {
-        return output::lost("the document", &e);
+        return output::failed("the document", &e);
     }
     ExitCode::from(if outcome.success { exit::SUCCESS } else { exit::FAILURE })
 }

@@ -18,34 +18,65 @@ impl Format {
     }
 }
 
-/// Renders `doc` as text ending in a newline.
-pub(crate) fn render(doc: &Value, format: Format) -> String {
-    let mut text = match format {
-        Format::Json => serde_json::to_string_pretty(doc).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}")),
-        Format::Toon => toon_format::encode_default(doc).unwrap_or_else(|e| {
-            // TOON cannot fail on a JSON value; fall back to JSON rather than lose the document.
-            format!(
-                "# TOON encoding failed ({e}); JSON follows\n{}",
-                serde_json::to_string_pretty(doc).unwrap_or_default()
-            )
-        }),
-    };
-    text.push('\n');
-    text
+/// Why a document could not be printed.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum OutputError {
+    /// Writing to stdout failed (a closed pipe, a full disk).
+    #[error("{0}")]
+    Write(#[from] std::io::Error),
+    /// The document could not be encoded (a bug in rea).
+    #[error("{0}")]
+    Encode(rea_engine::evidence::ToonEncodeError),
 }
 
-/// Writes `doc` to stdout. JSON is written as it is serialized, so no
-/// second copy of the document is built; TOON needs its whole text first.
-/// Any failure, a reader that closed the pipe early (`| head`) included,
-/// means the document is lost: see [`lost`].
-pub(crate) fn print(doc: &Value, format: Format) -> std::io::Result<()> {
+impl From<rea_engine::evidence::ToonEncodeError> for OutputError {
+    fn from(e: rea_engine::evidence::ToonEncodeError) -> OutputError {
+        match e {
+            rea_engine::evidence::ToonEncodeError::Io(e) => OutputError::Write(e),
+            e => OutputError::Encode(e),
+        }
+    }
+}
+
+/// Renders `doc` as text ending in a newline.
+pub(crate) fn render(doc: &Value, format: Format) -> Result<String, OutputError> {
+    let mut text = match format {
+        Format::Json => serde_json::to_string_pretty(doc).map_err(|e| OutputError::Write(e.into()))?,
+        Format::Toon => rea_engine::evidence::to_toon_string(doc)?,
+    };
+    text.push('\n');
+    Ok(text)
+}
+
+/// Writes `doc` to stdout as it is encoded, with no second copy of the
+/// document. Any failure, a reader that closed the pipe early (`| head`)
+/// included, means the document is lost: see [`failed`].
+pub(crate) fn print(doc: &Value, format: Format) -> Result<(), OutputError> {
     let out = std::io::stdout().lock();
     match format {
-        Format::Json => write_json(doc, out),
-        Format::Toon => {
-            let text = render(doc, format);
-            let mut out = out;
-            out.write_all(text.as_bytes()).and_then(|()| out.flush())
+        Format::Json => Ok(write_json(doc, out)?),
+        Format::Toon => Ok(rea_engine::evidence::write_toon_document(doc, out)?),
+    }
+}
+
+/// Reports on stderr why `what` (\"the document\", ...) could not be printed
+/// to stdout: a write failure (see [`lost`]), or an encoding failure, as an
+/// `internal_error` document. Either way it is lost: exit status 4.
+pub(crate) fn failed(what: &str, error: &OutputError) -> ExitCode {
+    match error {
+        OutputError::Write(e) => lost(what, e),
+        OutputError::Encode(e) => {
+            let document = serde_json::json!({
+                "error": "Process command failed",
+                "code": "internal_error",
+                "category": "execution_failure",
+                "message": format!("rea could not encode {what} as TOON ({e}), so it is lost: what was written of it is incomplete"),
+                "retryable": false,
+                "remediation": { "action": "Report this as a bug in rea, with the command that failed; `--json` prints the same document as JSON." },
+            });
+            let mut err = std::io::stderr().lock();
+            let _ = write_json(&document, &mut err);
+            ExitCode::from(crate::exit::OUTPUT_FAILED)
         }
     }
 }
@@ -84,16 +115,16 @@ fn write_json(doc: &Value, out: impl Write) -> std::io::Result<()> {
 pub(crate) trait Sealed {
     /// Writes the Evidence as pretty JSON, serializing the record as it goes.
     fn write_json(&self, out: std::io::StdoutLock<'static>) -> std::io::Result<()>;
-    /// The Evidence with its record as a tree (what TOON needs).
-    fn into_evidence(self) -> std::io::Result<rea_engine::evidence::Evidence>;
+    /// Writes the Evidence as TOON, serializing the record as it goes.
+    fn write_toon(&self, out: std::io::StdoutLock<'static>) -> Result<(), rea_engine::evidence::ToonEncodeError>;
 }
 
 impl Sealed for rea_engine::evidence::SealedCapture {
     fn write_json(&self, out: std::io::StdoutLock<'static>) -> std::io::Result<()> {
         rea_engine::evidence::SealedCapture::write_json(self, out)
     }
-    fn into_evidence(self) -> std::io::Result<rea_engine::evidence::Evidence> {
-        rea_engine::evidence::SealedCapture::into_evidence(self).map_err(std::io::Error::other)
+    fn write_toon(&self, out: std::io::StdoutLock<'static>) -> Result<(), rea_engine::evidence::ToonEncodeError> {
+        rea_engine::evidence::SealedCapture::write_toon(self, out)
     }
 }
 
@@ -101,17 +132,17 @@ impl Sealed for rea_engine::compare::SealedComparison {
     fn write_json(&self, out: std::io::StdoutLock<'static>) -> std::io::Result<()> {
         rea_engine::compare::SealedComparison::write_json(self, out)
     }
-    fn into_evidence(self) -> std::io::Result<rea_engine::evidence::Evidence> {
-        rea_engine::compare::SealedComparison::into_evidence(self).map_err(std::io::Error::other)
+    fn write_toon(&self, out: std::io::StdoutLock<'static>) -> Result<(), rea_engine::evidence::ToonEncodeError> {
+        rea_engine::compare::SealedComparison::write_toon(self, out)
     }
 }
 
-/// Writes sealed Evidence to stdout: JSON straight from the typed record,
-/// TOON from the tree it needs.
-pub(crate) fn print_sealed(sealed: impl Sealed, format: Format) -> std::io::Result<()> {
+/// Writes sealed Evidence to stdout straight from the typed record, in
+/// either format: no value tree, no whole text.
+pub(crate) fn print_sealed(sealed: &impl Sealed, format: Format) -> Result<(), OutputError> {
     match format {
-        Format::Json => sealed.write_json(std::io::stdout().lock()),
-        Format::Toon => sealed.into_evidence().and_then(|evidence| print(&evidence.into_value(), format)),
+        Format::Json => Ok(sealed.write_json(std::io::stdout().lock())?),
+        Format::Toon => Ok(sealed.write_toon(std::io::stdout().lock())?),
     }
 }
 
@@ -124,6 +155,13 @@ mod tests {
         let doc = serde_json::json!({"b": [1, {"c": "d\u{1b}"}], "a": null});
         let mut streamed = Vec::new();
         write_json(&doc, &mut streamed).unwrap();
-        assert_eq!(String::from_utf8(streamed).unwrap(), render(&doc, Format::Json));
+        assert_eq!(String::from_utf8(streamed).unwrap(), render(&doc, Format::Json).unwrap());
+    }
+
+    #[test]
+    fn rendered_toon_is_the_reference_toon() {
+        let doc = serde_json::json!({"b": [1, {"c": "d\u{1b}"}], "a": null, "t": [{"x": 1}, {"x": 2}]});
+        let expected = toon_format::encode_default(&doc).unwrap() + "\n";
+        assert_eq!(render(&doc, Format::Toon).unwrap(), expected);
     }
 }

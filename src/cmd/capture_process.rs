@@ -54,17 +54,17 @@ pub(crate) fn run(args: CaptureProcessArgs) -> Result<SealedCapture, Outcome> {
         .map_err(|e| failure(&e))
 }
 
-/// Prints the capture (JSON is written as the record is serialized, with no
-/// value tree; TOON needs the tree) or the failure, and maps it to the exit
+/// Prints the capture (written as the record is serialized, in either
+/// format, with no value tree) or the failure, and maps it to the exit
 /// status.
 pub(crate) fn emit(result: Result<SealedCapture, Outcome>, format: Format) -> ExitCode {
     let sealed = match result {
         Ok(sealed) => sealed,
         Err(outcome) => return crate::emit(&outcome, format),
     };
-    let written = crate::output::print_sealed(sealed, format);
+    let written = crate::output::print_sealed(&sealed, format);
     match written {
         Ok(()) => ExitCode::from(crate::exit::SUCCESS),
-        Err(e) => crate::output::lost("the document", &e),
+        Err(e) => crate::output::failed("the document", &e),
     }
 }

@@ -49,8 +49,8 @@ pub(crate) fn run(args: CompareArgs) -> Result<SealedComparison, Outcome> {
     compare_with(l, r, trace.as_ref(), options).map_err(|e| failure(&e))
 }
 
-/// Prints the comparison (JSON is written from the typed record; TOON needs
-/// the tree) or the failure; with `--exit-code`, a comparison that observed
+/// Prints the comparison (written from the typed record, in either format)
+/// or the failure; with `--exit-code`, a comparison that observed
 /// a difference exits 3.
 pub(crate) fn emit(result: Result<SealedComparison, Outcome>, format: Format, exit_code: bool) -> ExitCode {
     let sealed = match result {
@@ -58,9 +58,9 @@ pub(crate) fn emit(result: Result<SealedComparison, Outcome>, format: Format, ex
         Err(outcome) => return crate::emit(&outcome, format),
     };
     let difference = sealed.record().observed_difference();
-    let written = crate::output::print_sealed(sealed, format);
+    let written = crate::output::print_sealed(&sealed, format);
     match written {
-        Err(e) => crate::output::lost("the document", &e),
+        Err(e) => crate::output::failed("the document", &e),
         Ok(()) if exit_code && difference => ExitCode::from(exit::DIFFERENCE),
         Ok(()) => ExitCode::from(exit::SUCCESS),
     }

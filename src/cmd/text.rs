@@ -23,6 +23,13 @@ pub(crate) fn write_stdout(what: &str, text: &[u8]) -> ExitCode {
 /// Prints the error document for `err` on stderr; exit status 1.
 pub(crate) fn fail(err: &dyn UserError) -> ExitCode {
     let outcome = crate::errors::failure(err);
-    let _ = std::io::stderr().lock().write_all(render(&outcome.document, Format::Toon).as_bytes());
-    ExitCode::from(exit::FAILURE)
+    match render(&outcome.document, Format::Toon) {
+        Ok(text) => {
+            let _ = std::io::stderr().lock().write_all(text.as_bytes());
+            ExitCode::from(exit::FAILURE)
+        }
+        // An error document is small and plain, so this is a bug in rea;
+        // the report (on stderr) says so.
+        Err(e) => crate::output::failed("the error document", &e),
+    }
 }

@@ -334,3 +334,38 @@ fn a_silent_program_still_gets_heartbeat_progress() {
     let running = c.progress.iter().filter(|p| p["phase"] == "running").count();
     assert!(running >= 2, "expected a progress line about every second, got {:?}", c.progress);
 }
+
+/// TOON, the default output, is written as the typed record is serialized:
+/// it is exactly what the reference encoder makes of the document it
+/// decodes to, and that document is a sealed capture (its identity
+/// verifies when it is read back).
+#[test]
+fn the_default_toon_output_is_the_reference_encoding_of_the_capture() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let tmp = dir.path().join("tmp");
+    std::fs::create_dir_all(&tmp).expect("create tmp");
+    let scenario = json!({
+        "executable": "sh",
+        "arguments": ["-c", "printf 'héllo, 世界: \"q\" \\t- 12\\n'; read line; printf 'got %s\\n' \"$line\"; printf 'true'"],
+        "events": [{"type": "input", "at_ms": 300, "data": "a,b: [c]\r"}],
+        "normalization": {"patterns": [{"pattern": "got", "replacement": "GOT"}]},
+        "timeout_ms": 10000
+    });
+    std::fs::write(dir.path().join("scenario.json"), scenario.to_string()).expect("write scenario");
+    let out = Command::new(rea_bin())
+        .args(["capture-process", "scenario.json"])
+        .current_dir(dir.path())
+        .env("TMPDIR", &tmp)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run rea");
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).expect("stdout is UTF-8");
+    let value: Value = toon_format::decode_default(&text).unwrap_or_else(|e| panic!("not TOON ({e}): {text}"));
+    assert_eq!(value["predicate_type"], "rea.process-capture/v5");
+    assert!(frames_text(&value["normalized_result"]).contains("got a,b: [c]"), "{text}");
+    assert_eq!(toon_format::encode_default(&value).expect("reference TOON") + "\n", text);
+    std::fs::write(dir.path().join("capture.toon"), &text).expect("write capture");
+    let same = crate::util::rea(dir.path(), &["compare-process-captures", "capture.toon", "capture.toon", "--json"]);
+    assert_eq!(same.status.code(), Some(0), "stderr: {}", String::from_utf8_lossy(&same.stderr));
+}

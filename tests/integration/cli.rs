@@ -178,3 +178,18 @@ fn show_and_export_refuse_what_they_cannot_read_on_stderr() {
         assert!(text(&out.stderr).contains(code), "{args:?}: {}", text(&out.stderr));
     }
 }
+
+/// The documents printed from a value (doctor's report, error documents)
+/// are, in TOON, exactly the reference encoding of what `--json` prints.
+#[test]
+fn toon_documents_are_the_reference_encoding_of_their_json() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("bad.json"), "{\"executable\": 1, \"limits\": {\"frames\": -1}}").expect("write");
+    for args in [&["doctor"][..], &["capture-process", "missing.json"], &["capture-process", "bad.json"]] {
+        let toon = run(dir.path(), args);
+        let json = run(dir.path(), &[args, &["--json"]].concat());
+        assert_eq!(toon.status.code(), json.status.code(), "{args:?}");
+        let value: Value = serde_json::from_slice(&json.stdout).expect("--json prints JSON");
+        assert_eq!(text(&toon.stdout), toon_format::encode_default(&value).expect("reference") + "\n", "{args:?}");
+    }
+}

@@ -379,7 +379,12 @@ fn the_typed_document_is_the_value_document() {
             sealed.evidence_id(),
             "the typed identity is the identity of the value tree"
         );
-        assert_eq!(written, evidence.into_value());
+        let value = evidence.into_value();
+        assert_eq!(written, value);
+        let mut toon = Vec::new();
+        sealed.write_toon(&mut toon).expect("write TOON");
+        let expected = toon_format::encode_default(&value).expect("reference TOON") + "\n";
+        assert_eq!(String::from_utf8(toon).expect("UTF-8"), expected, "streamed TOON is the reference TOON");
         import_capture("capture.json", written).expect("imports");
     }
 }

@@ -176,8 +176,8 @@ impl SealedComparison {
         &self.record
     }
 
-    /// The Evidence with its record as a JSON value (for TOON and for
-    /// callers that store envelopes).
+    /// The Evidence with its record as a JSON value (for callers that
+    /// store envelopes, such as the MCP server).
     pub fn into_evidence(self) -> Result<Evidence, CompareError> {
         Ok(Evidence { normalized_result: serde_json::to_value(&self.record)?, ..self.envelope })
     }
@@ -186,6 +186,12 @@ impl SealedComparison {
     /// newline, serializing the typed record as it goes.
     pub fn write_json(&self, out: impl std::io::Write) -> std::io::Result<()> {
         write_inline(&self.envelope, &self.record, out)
+    }
+
+    /// Writes the Evidence as TOON (what rea prints without `--json`) and a
+    /// final newline, serializing the typed record as it goes.
+    pub fn write_toon(&self, out: impl std::io::Write) -> Result<(), crate::evidence::ToonEncodeError> {
+        crate::evidence::write_inline_toon(&self.envelope, &self.record, out)
     }
 }
 
@@ -539,9 +545,13 @@ mod tests {
         let sealed = compare(side(&l), side(&r), None).unwrap();
         let mut written = Vec::new();
         sealed.write_json(&mut written).unwrap();
+        let mut toon = Vec::new();
+        sealed.write_toon(&mut toon).unwrap();
         let plain = sealed.into_evidence().unwrap();
         let expected = serde_json::to_string_pretty(&plain).unwrap() + "\n";
         assert_eq!(String::from_utf8(written).unwrap(), expected, "the typed record writes the same bytes");
+        let expected = toon_format::encode_default(&plain.clone().into_value()).unwrap() + "\n";
+        assert_eq!(String::from_utf8(toon).unwrap(), expected, "the typed record writes the same TOON");
         assert!(plain.parameters.get("trace_spec").is_none());
         assert!(plain.normalized_result.get("trace").is_none());
 
@@ -558,7 +568,11 @@ mod tests {
         let spec = parse_trace_spec(doc.clone()).unwrap();
         let traced = compare(side(&l), side(&r), Some(&spec)).unwrap();
         assert_eq!(traced.record().trace.as_ref().map(|t| t.verdict), Some(trace::Verdict::Equivalent));
+        let mut toon = Vec::new();
+        traced.write_toon(&mut toon).unwrap();
         let traced = traced.into_evidence().unwrap();
+        let expected = toon_format::encode_default(&traced.clone().into_value()).unwrap() + "\n";
+        assert_eq!(String::from_utf8(toon).unwrap(), expected, "the traced record writes the same TOON");
         assert_eq!(traced.predicate_type, COMPARISON_PREDICATE);
         assert_eq!(traced.parameters["trace_spec"], doc);
         assert_eq!(traced.parameters["left_evidence_id"], json!(l.evidence_id));

@@ -11,6 +11,7 @@ mod lines;
 mod load;
 mod record;
 mod toon;
+mod toon_encode;
 pub(crate) mod vocabulary;
 
 #[cfg(test)]
@@ -30,6 +31,7 @@ pub(crate) use load::typed_capture;
 pub use load::{LoadError, load_capture};
 pub use record::*;
 pub use toon::{Encoding, decode_evidence};
+pub use toon_encode::{EncodeError as ToonEncodeError, to_toon_string, write_toon, write_toon_document};
 
 /// Envelope `schema_version`.
 pub const EVIDENCE_SCHEMA_VERSION: u32 = 2;
@@ -285,6 +287,24 @@ impl SealedCapture {
     pub fn write_json(&self, out: impl std::io::Write) -> std::io::Result<()> {
         write_inline(&self.envelope, &self.record, out)
     }
+
+    /// Writes the Evidence as TOON (what rea prints without `--json`) and a
+    /// final newline, serializing the record as it goes: the same bytes as
+    /// `toon_format::encode_default` of [`Self::into_evidence`]'s value.
+    pub fn write_toon(&self, out: impl std::io::Write) -> Result<(), ToonEncodeError> {
+        write_inline_toon(&self.envelope, &self.record, out)
+    }
+}
+
+/// Writes `envelope` with `record` as its `normalized_result` as TOON and a
+/// final newline, serializing the record as it goes.
+pub(crate) fn write_inline_toon<R: Serialize>(
+    envelope: &Evidence,
+    record: &R,
+    out: impl std::io::Write,
+) -> Result<(), ToonEncodeError> {
+    let Value::Object(envelope) = envelope.clone().into_value() else { unreachable!("an envelope is an object") };
+    write_toon_document(&Inline { envelope: &envelope, record }, out)
 }
 
 /// Writes `envelope` with `record` as its `normalized_result` as pretty JSON
