@@ -532,6 +532,8 @@ mod tests {
     use super::*;
     use serde_json::{Value, json};
 
+    use crate::testing::Rng;
+
     fn crate_form<T: Serialize>(value: &T) -> Vec<u8> {
         serde_json_canonicalizer::to_vec(&serde_json::to_value(value).unwrap()).unwrap()
     }
@@ -562,71 +564,46 @@ mod tests {
         assert!(seen >= 3, "only {seen} fixture captures were read");
     }
 
-    /// A small deterministic generator (xorshift), so the cases are the same
-    /// on every run.
-    struct Gen(u64);
+    /// A generated string: controls, quotes, escapes and characters of every
+    /// UTF-8 length.
+    fn text(g: &mut Rng) -> String {
+        const PIECES: &[&str] =
+            &["a", "Z", " ", "\"", "\\", "/", "\u{1b}[0m", "\u{7f}", "\u{80}", "é", "€", "😀", "\u{2028}", "\u{fb33}"];
+        (0..g.below(12))
+            .map(|_| match g.below(3) {
+                0 => char::from(g.below(0x20) as u8).to_string(),
+                _ => PIECES[g.below(PIECES.len() as u64) as usize].to_owned(),
+            })
+            .collect()
+    }
 
-    impl Gen {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
+    fn number(g: &mut Rng) -> Value {
+        match g.below(6) {
+            0 => json!(g.next()),
+            1 => json!(-(g.below(1 << 60) as i64)),
+            2 => json!(g.below(1 << 54)),
+            3 => json!(f64::from_bits(g.next() >> 2)),
+            4 => json!(g.below(1000) as f64 / 8.0),
+            _ => json!(g.below(10)),
         }
-        fn below(&mut self, n: u64) -> u64 {
-            self.next() % n
-        }
-        fn text(&mut self) -> String {
-            const PIECES: &[&str] = &[
-                "a",
-                "Z",
-                " ",
-                "\"",
-                "\\",
-                "/",
-                "\u{1b}[0m",
-                "\u{7f}",
-                "\u{80}",
-                "é",
-                "€",
-                "😀",
-                "\u{2028}",
-                "\u{fb33}",
-            ];
-            (0..self.below(12))
-                .map(|_| match self.below(3) {
-                    0 => char::from(self.below(0x20) as u8).to_string(),
-                    _ => PIECES[self.below(PIECES.len() as u64) as usize].to_owned(),
-                })
-                .collect()
-        }
-        fn number(&mut self) -> Value {
-            match self.below(6) {
-                0 => json!(self.next()),
-                1 => json!(-(self.below(1 << 60) as i64)),
-                2 => json!(self.below(1 << 54)),
-                3 => json!(f64::from_bits(self.next() >> 2)),
-                4 => json!(self.below(1000) as f64 / 8.0),
-                _ => json!(self.below(10)),
-            }
-        }
-        fn value(&mut self, depth: u32) -> Value {
-            match self.below(if depth == 0 { 5 } else { 7 }) {
-                0 => Value::Null,
-                1 => Value::Bool(self.below(2) == 0),
-                2 => self.number(),
-                3 | 4 => Value::String(self.text()),
-                5 => Value::Array((0..self.below(5)).map(|_| self.value(depth - 1)).collect()),
-                _ => Value::Object((0..self.below(6)).map(|_| (self.text(), self.value(depth - 1))).collect()),
-            }
+    }
+
+    fn value(g: &mut Rng, depth: u32) -> Value {
+        match g.below(if depth == 0 { 5 } else { 7 }) {
+            0 => Value::Null,
+            1 => Value::Bool(g.below(2) == 0),
+            2 => number(g),
+            3 | 4 => Value::String(text(g)),
+            5 => Value::Array((0..g.below(5)).map(|_| value(g, depth - 1)).collect()),
+            _ => Value::Object((0..g.below(6)).map(|_| (text(g), value(g, depth - 1))).collect()),
         }
     }
 
     #[test]
     fn generated_values_match_the_canonicalizer() {
-        let mut g = Gen(0x9e37_79b9_7f4a_7c15);
+        let mut g = Rng(0x9e37_79b9_7f4a_7c15);
         for case in 0..5000 {
-            let v = g.value(4);
+            let v = value(&mut g, 4);
             assert_eq!(direct_form(&v), crate_form(&v), "case {case}: {v}");
         }
     }

@@ -9,8 +9,10 @@
 //! observation, so import accepts them and any change to them is noticed.
 
 pub mod fakes;
+mod rng;
 mod std_fs;
 
+pub use rng::Rng;
 pub use std_fs::StdFs;
 
 use std::ffi::OsString;

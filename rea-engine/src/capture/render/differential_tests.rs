@@ -87,21 +87,7 @@ fn memoized_snapshots_equal_the_straightforward_ones_on_every_fixture() {
     assert!(compared >= FIXTURES.len() * normalizers().len() * BOUNDS.len());
 }
 
-/// A deterministic generator (xorshift), so a failure replays.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
+use crate::testing::Rng;
 
 /// One random piece: text (ASCII, CJK, emoji, combining marks, words the
 /// patterns replace), controls, or an escape sequence moving, erasing,

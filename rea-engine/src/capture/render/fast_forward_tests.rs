@@ -41,25 +41,7 @@ fn state(e: &Emulator) -> State {
     }
 }
 
-/// A deterministic generator (xorshift), so a failure replays.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-
-    fn pick<'a>(&mut self, from: &[&'a str]) -> &'a str {
-        from[self.below(from.len() as u64) as usize]
-    }
-}
+use crate::testing::Rng;
 
 /// A long plain run: lines of varied length (some longer than the screen),
 /// mostly CR LF, some bare LF or CR, some empty.
@@ -72,7 +54,7 @@ fn plain_run(rng: &mut Rng, lines: u64) -> String {
             _ => rng.below(12),
         };
         out.extend((0..len).map(|i| char::from(b' ' + ((i * 7 + rng.below(95)) % 95) as u8)));
-        out.push_str(rng.pick(&["\r\n", "\r\n", "\r\n", "\n", "\r", "\n\r", "\r\r\n"]));
+        out.push_str(*rng.pick(&["\r\n", "\r\n", "\r\n", "\n", "\r", "\n\r", "\r\r\n"]));
     }
     out
 }
@@ -145,7 +127,7 @@ fn other(rng: &mut Rng) -> String {
             let (a, b) = (rng.below(12) + 1, rng.below(30) + 1);
             format!("\x1b[{a};{b}H")
         }
-        _ => rng.pick(FIXED).to_owned(),
+        _ => (*rng.pick(FIXED)).to_owned(),
     }
 }
 
@@ -155,8 +137,8 @@ fn csi(rng: &mut Rng) -> String {
     const PARAMS: &[&str] =
         &["", "0", "1", "2", "3", "5", "7", "22", "31", "39", "44", "49", "91", "103", "38", "48", "65537"];
     let count = rng.below(4);
-    let params: Vec<&str> = (0..count).map(|_| rng.pick(PARAMS)).collect();
-    let last = rng.pick(&["m", "m", "H", "f", "J", "K", "A", "B", "C", "D", "G", "d", "`", "a", "r", "?5m", ":1m"]);
+    let params: Vec<&str> = (0..count).map(|_| *rng.pick(PARAMS)).collect();
+    let last = *rng.pick(&["m", "m", "H", "f", "J", "K", "A", "B", "C", "D", "G", "d", "`", "a", "r", "?5m", ":1m"]);
     format!("\x1b[{}{last}", params.join(";"))
 }
 

@@ -5,6 +5,7 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use super::{EncodeError, to_toon_string};
+use crate::testing::Rng;
 
 /// The reference text for `value`.
 fn reference<T: Serialize + ?Sized>(value: &T) -> String {
@@ -159,24 +160,6 @@ fn files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     found
 }
 
-/// A small deterministic generator (xorshift64*).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len())]
-    }
-}
-
 const STRINGS: &[&str] = &[
     "",
     "a",
@@ -224,13 +207,13 @@ const KEYS: &[&str] =
     &["a", "b", "c", "id", "name", "data", "at_ms", "x.y", "_k", "1st", "with space", "é", "", "k-v", "q\""];
 
 fn primitive(rng: &mut Rng) -> Value {
-    match rng.below(9) {
+    match rng.index(9) {
         0 => Value::Null,
-        1 => Value::Bool(rng.below(2) == 0),
-        2 => json!(rng.next() as i64 >> rng.below(64)),
-        3 => json!(rng.next() >> rng.below(64)),
+        1 => Value::Bool(rng.index(2) == 0),
+        2 => json!(rng.next() as i64 >> rng.index(64)),
+        3 => json!(rng.next() >> rng.index(64)),
         4 => json!(*rng.pick(&[0.0, -0.0, 0.1, 1.5, -2.25, 1e20, 1e-7, 3.0, 1e300, 5e-324, 9007199254740993.0, 2e19])),
-        5 => json!(f64::from_bits(rng.next() >> 2) * if rng.below(2) == 0 { 1.0 } else { -1.0 }),
+        5 => json!(f64::from_bits(rng.next() >> 2) * if rng.index(2) == 0 { 1.0 } else { -1.0 }),
         _ => Value::String((*rng.pick(STRINGS)).to_owned()),
     }
 }
@@ -239,7 +222,7 @@ fn primitive(rng: &mut Rng) -> Value {
 fn object_with(rng: &mut Rng, keys: &[&str], depth: usize) -> Value {
     let mut map = Map::new();
     for key in keys {
-        let value = if rng.below(5) == 0 && depth > 0 { uniform_group(rng, depth - 1) } else { primitive(rng) };
+        let value = if rng.index(5) == 0 && depth > 0 { uniform_group(rng, depth - 1) } else { primitive(rng) };
         map.insert((*key).to_owned(), value);
     }
     Value::Object(map)
@@ -253,25 +236,25 @@ fn uniform_group(rng: &mut Rng, _depth: usize) -> Value {
 /// Objects sharing keys (sometimes reordered, sometimes one deviating):
 /// tables, keyed tables, and near misses.
 fn uniform_objects(rng: &mut Rng, depth: usize) -> Vec<Value> {
-    let mut keys: Vec<&str> = (0..1 + rng.below(4)).map(|_| *rng.pick(KEYS)).collect();
+    let mut keys: Vec<&str> = (0..1 + rng.index(4)).map(|_| *rng.pick(KEYS)).collect();
     keys.sort_unstable();
     keys.dedup();
-    let count = 1 + rng.below(5);
-    let nested = rng.below(3) == 0;
+    let count = 1 + rng.index(5);
+    let nested = rng.index(3) == 0;
     (0..count)
         .map(|_| {
             let mut order = keys.clone();
-            if rng.below(4) == 0 {
+            if rng.index(4) == 0 {
                 order.reverse();
             }
-            if rng.below(8) == 0 {
+            if rng.index(8) == 0 {
                 order.pop();
             }
             let mut row = object_with(rng, &order, 0);
             if nested && let Value::Object(map) = &mut row {
                 map.insert("g".into(), json!({"p": primitive(rng), "q": primitive(rng)}));
             }
-            if rng.below(10) == 0 { value(rng, depth) } else { row }
+            if rng.index(10) == 0 { value(rng, depth) } else { row }
         })
         .collect()
 }
@@ -280,16 +263,16 @@ fn value(rng: &mut Rng, depth: usize) -> Value {
     if depth == 0 {
         return primitive(rng);
     }
-    match rng.below(8) {
+    match rng.index(8) {
         0 | 1 => primitive(rng),
-        2 => Value::Array((0..rng.below(5)).map(|_| primitive(rng)).collect()),
+        2 => Value::Array((0..rng.index(5)).map(|_| primitive(rng)).collect()),
         3 => Value::Array(uniform_objects(rng, depth - 1)),
         4 => {
             let rows = uniform_objects(rng, depth - 1);
             Value::Object(rows.into_iter().map(|row| (rng.pick(KEYS).to_string(), row)).collect())
         }
-        5 => Value::Array((0..rng.below(5)).map(|_| value(rng, depth - 1)).collect()),
-        _ => Value::Object((0..rng.below(5)).map(|_| (rng.pick(KEYS).to_string(), value(rng, depth - 1))).collect()),
+        5 => Value::Array((0..rng.index(5)).map(|_| value(rng, depth - 1)).collect()),
+        _ => Value::Object((0..rng.index(5)).map(|_| (rng.pick(KEYS).to_string(), value(rng, depth - 1))).collect()),
     }
 }
 
@@ -300,7 +283,7 @@ fn random_values_match_the_reference() {
     // them all: table, field group, keyed table, hyphen-line table, list.
     let mut seen = [0usize; 5];
     for _ in 0..20_000 {
-        let depth = 1 + rng.below(5);
+        let depth = 1 + rng.index(5);
         let value = value(&mut rng, depth);
         same(&value);
         let text = reference(&value);
