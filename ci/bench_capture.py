@@ -6,52 +6,17 @@ time (`/usr/bin/time -f %M`): a child forked by Python would report
 Python's own resident size as its high-water mark.
 """
 
-import json
 import os
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
+
+from bench_timing import interleaved, peak_rss_mib, scenario, wall
 
 REA = sys.argv[1]
 RUNS = int(os.environ.get("BENCH_RUNS", "30"))
 STREAM_RUNS = int(os.environ.get("BENCH_STREAM_RUNS", "5"))
-GNU_TIME = "/usr/bin/time" if os.path.exists("/usr/bin/time") else None
-
-
-def wall(cmd, cwd):
-    start = time.perf_counter()
-    # No standard input: a keeper started by hand reads its launch there.
-    subprocess.run(cmd, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                   check=True)
-    return time.perf_counter() - start
-
-
-def peak_rss_mib(cmd, cwd):
-    if GNU_TIME is None:
-        return None
-    with tempfile.NamedTemporaryFile("r") as out:
-        subprocess.run([GNU_TIME, "-f", "%M", "-o", out.name] + cmd, cwd=cwd,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
-        return int(out.read().strip().splitlines()[-1]) / 1024
-
-
-def interleaved(a, b, cwd, runs):
-    wall(a, cwd)
-    wall(b, cwd)
-    wa, wb = [], []
-    for _ in range(runs):
-        wa.append(wall(a, cwd))
-        wb.append(wall(b, cwd))
-    return statistics.median(wa), statistics.median(wb)
-
-
-def scenario(cwd, name, body):
-    with open(os.path.join(cwd, name), "w") as f:
-        json.dump(body, f)
-    return name
 
 
 def fmt_rss(v):

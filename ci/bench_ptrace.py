@@ -9,39 +9,16 @@ rows), the sampled one must say it sampled.
 
 import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
+
+from bench_timing import interleaved, scenario, wall
 
 REA = sys.argv[1]
 RUNS = int(os.environ.get("BENCH_RUNS", "10"))
 TRIVIAL_RUNS = int(os.environ.get("BENCH_TRIVIAL_RUNS", "30"))
 LOOP = "for i in $(seq 1000); do /bin/true; done"
-
-
-def wall(cmd, cwd):
-    start = time.perf_counter()
-    subprocess.run(cmd, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                   check=True)
-    return time.perf_counter() - start
-
-
-def interleaved(a, b, cwd, runs):
-    wall(a, cwd)
-    wall(b, cwd)
-    wa, wb = [], []
-    for _ in range(runs):
-        wa.append(wall(a, cwd))
-        wb.append(wall(b, cwd))
-    return statistics.median(wa), statistics.median(wb)
-
-
-def scenario(cwd, name, body):
-    with open(os.path.join(cwd, name), "w") as f:
-        json.dump(body, f)
-    return name
 
 
 def record(cwd, name):

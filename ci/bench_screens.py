@@ -21,9 +21,10 @@ import sys
 import tempfile
 import time
 
+from bench_timing import peak_rss_mib
+
 REA, RENDER = sys.argv[1], sys.argv[2]
 RUNS = int(os.environ.get("BENCH_RUNS", "5"))
-GNU_TIME = "/usr/bin/time" if os.path.exists("/usr/bin/time") else None
 COLUMNS, ROWS = 80, 24
 
 
@@ -58,15 +59,6 @@ def interleaved(a, b, cwd, runs):
         wa.append(wall(a, cwd)[0])
         wb.append(wall(b, cwd)[0])
     return statistics.median(wa), statistics.median(wb)
-
-
-def peak_rss_mib(cmd, cwd):
-    if GNU_TIME is None:
-        return None
-    with tempfile.NamedTemporaryFile("r") as out:
-        subprocess.run([GNU_TIME, "-f", "%M", "-o", out.name] + cmd, cwd=cwd,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
-        return int(out.read().strip().splitlines()[-1]) / 1024
 
 
 def scenario(cwd, name, command):
