@@ -66,16 +66,8 @@ pub(crate) fn failed(what: &str, error: &OutputError) -> ExitCode {
     match error {
         OutputError::Write(e) => lost(what, e),
         OutputError::Encode(e) => {
-            let document = serde_json::json!({
-                "error": "Process command failed",
-                "code": "internal_error",
-                "category": "execution_failure",
-                "message": format!("rea could not encode {what} as TOON ({e}), so it is lost: what was written of it is incomplete"),
-                "retryable": false,
-                "remediation": { "action": "Report this as a bug in rea, with the command that failed; `--json` prints the same document as JSON." },
-            });
-            let mut err = std::io::stderr().lock();
-            let _ = write_json(&document, &mut err);
+            eprintln!("rea: could not encode {what} as TOON, so it is lost: what was written of it is incomplete.");
+            let _ = write_json(&crate::errors::failure(e).document, std::io::stderr().lock());
             ExitCode::from(crate::exit::OUTPUT_FAILED)
         }
     }

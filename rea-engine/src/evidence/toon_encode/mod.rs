@@ -48,6 +48,18 @@ pub enum EncodeError {
     Unstable(&'static str),
 }
 
+impl crate::error::UserError for EncodeError {
+    fn category(&self) -> crate::error::Category {
+        crate::error::Category::ExecutionFailure
+    }
+    fn code(&self) -> &'static str {
+        "internal_error"
+    }
+    fn remediation(&self) -> String {
+        "Report this as a bug in rea, with the command that failed; `--json` prints the same document as JSON.".into()
+    }
+}
+
 /// Writes `value` as TOON to `out`: the text `toon_format::encode_default`
 /// makes of `serde_json::to_value(value)`, with no final newline.
 pub fn write_toon<T: Serialize + ?Sized>(value: &T, out: &mut dyn Write) -> Result<(), EncodeError> {
