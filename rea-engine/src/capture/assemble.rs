@@ -267,23 +267,19 @@ fn process_samples(a: &Assembly<'_>) -> Vec<ProcessSample> {
     let mut pid_texts: Vec<String> = map.keys().map(u32::to_string).collect();
     pid_texts.sort_by_key(|p| std::cmp::Reverse(p.len()));
     let ordinal = |v: u32, unmapped: u64| if v == 0 { 0 } else { map.get(&v).copied().unwrap_or(unmapped) };
-    let exits = match &a.concluded.processes {
-        ProcessMode::Exact { exits } => Some(exits),
-        ProcessMode::Sampled | ProcessMode::Fallback { .. } => None,
-    };
+    let exact = a.concluded.processes.is_exact();
     sampled
         .samples
         .iter()
-        .enumerate()
-        .map(|(i, s)| ProcessSample {
+        .map(|s| ProcessSample {
             at_ms: s.at_ms / bucket * bucket,
             pid: ordinal(s.pid, 1),
             parent_pid: ordinal(s.parent, 0),
             command: sampled_command(s, &mut secrets, &a.observed.normalizer, &pid_texts),
             // The tracer does not read groups and sessions.
-            process_group_id: exits.is_none().then(|| ordinal(s.group, 0)),
-            session_id: exits.is_none().then(|| ordinal(s.session, 0)),
-            exit: exits.and_then(|e| e.get(i).copied().flatten()).map(process_exit),
+            process_group_id: (!exact).then(|| ordinal(s.group, 0)),
+            session_id: (!exact).then(|| ordinal(s.session, 0)),
+            exit: s.exit.map(process_exit),
         })
         .collect()
 }
@@ -305,7 +301,7 @@ fn process_limitations(limitations: &mut Vec<String>, processes: &ProcessMode, p
             limitations
                 .insert(1, format!("Exact process observation was not available ({reason}); the tree was sampled."));
         }
-        ProcessMode::Exact { .. } => {
+        ProcessMode::Exact => {
             limitations.retain(|l| l != LIMIT_SAMPLED && l != LIMIT_SAMPLING_PARTIAL);
             limitations.insert(0, LIMIT_EXACT.to_owned());
             if partial {
@@ -517,6 +513,7 @@ mod command_tests {
             group: 7,
             session: 1,
             recorded: Instant::now(),
+            exit: None,
         }
     }
 

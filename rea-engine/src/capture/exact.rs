@@ -5,18 +5,15 @@
 use std::time::{Duration, Instant};
 
 use super::sampler::{RawSample, SamplerResult};
-use crate::host::{ExactJournal, ExitStatus};
+use crate::host::ExactJournal;
 
 /// How the record's process rows were observed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum ProcessMode {
     /// The scenario asked for sampling.
     Sampled,
-    /// Every process image was journaled; each row's end, in row order.
-    Exact {
-        /// How each row's image ended (`None`: not observed).
-        exits: Vec<Option<ExitStatus>>,
-    },
+    /// Every process image was journaled (each row carries its end).
+    Exact,
     /// Exact observation was asked for and not available: sampled, and why.
     Fallback {
         /// The host's reason.
@@ -27,7 +24,7 @@ pub(super) enum ProcessMode {
 impl ProcessMode {
     /// Whether the rows are an exact journal.
     pub(super) fn is_exact(&self) -> bool {
-        matches!(self, ProcessMode::Exact { .. })
+        matches!(self, ProcessMode::Exact)
     }
 }
 
@@ -39,7 +36,6 @@ pub(super) fn apply(journal: Option<ExactJournal>, sampled: &mut SamplerResult, 
         Some(ExactJournal::Unavailable { reason }) => return ProcessMode::Fallback { reason },
         Some(ExactJournal::Observed { rows, dropped }) => (rows, dropped),
     };
-    let exits = rows.iter().map(|r| r.exit).collect();
     sampled.samples = rows
         .into_iter()
         .map(|r| RawSample {
@@ -51,18 +47,19 @@ pub(super) fn apply(journal: Option<ExactJournal>, sampled: &mut SamplerResult, 
             group: 0,
             session: 0,
             recorded: launch + Duration::from_micros(r.at_us),
+            exit: r.exit,
         })
         .collect();
     sampled.limit_reached = dropped > 0;
     sampled.failures = 0;
     sampled.first_failure = None;
-    ProcessMode::Exact { exits }
+    ProcessMode::Exact
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::host::{Pid, TracedImage};
+    use crate::host::{ExitStatus, Pid, TracedImage};
 
     #[test]
     fn a_journal_replaces_the_samples_and_keeps_the_groups() {
@@ -78,8 +75,9 @@ mod tests {
         };
         let journal = ExactJournal::Observed { rows: vec![row], dropped: 3 };
         let mode = apply(Some(journal), &mut sampled, Instant::now());
-        assert_eq!(mode, ProcessMode::Exact { exits: vec![Some(ExitStatus::Code(0))] });
+        assert_eq!(mode, ProcessMode::Exact);
         assert_eq!(sampled.samples.len(), 1);
+        assert_eq!(sampled.samples[0].exit, Some(ExitStatus::Code(0)));
         assert_eq!((sampled.samples[0].at_ms, sampled.samples[0].command.as_str()), (2, "date"));
         assert!(sampled.limit_reached);
         assert_eq!(sampled.failures, 0);

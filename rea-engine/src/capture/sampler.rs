@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::host::{Pid, ProcessIdentity, ProcessInspector, ProcessRow, StartTime};
+use crate::host::{ExitStatus, Pid, ProcessIdentity, ProcessInspector, ProcessRow, StartTime};
 
 /// Sampling interval.
 pub(super) const INTERVAL: Duration = Duration::from_millis(50);
@@ -49,6 +49,9 @@ pub(super) struct RawSample {
     pub session: u32,
     /// When the row was recorded (for the journal order).
     pub recorded: Instant,
+    /// How the image ended, when it was observed (exact observation only;
+    /// a sample never sees an exit).
+    pub exit: Option<ExitStatus>,
 }
 
 /// What sampling produced.
@@ -243,6 +246,7 @@ impl Walker {
             group: row.group.0,
             session: row.session.0,
             recorded: Instant::now(),
+            exit: None,
         })
     }
 }

@@ -356,9 +356,8 @@ impl Emulator {
     /// Changes the size (the primary screen reflows).
     pub(crate) fn resize(&mut self, columns: usize, rows: usize) {
         let (columns, rows) = (columns.max(1), rows.max(1));
-        let (old_columns, old_rows) = self.term.size();
         // avt resets the margins when the number of rows changes.
-        if (columns, rows) != (old_columns, old_rows) && rows != old_rows {
+        if rows != self.term.size().1 {
             self.full_margins = true;
         }
         self.term.resize(columns, rows);
