@@ -43,6 +43,9 @@ fn state(e: &Emulator) -> State {
 
 use crate::testing::Rng;
 
+/// Line ends of a plain run, CR LF the most common.
+const LINE_ENDS: &[&str] = &["\r\n", "\r\n", "\r\n", "\n", "\r", "\n\r", "\r\r\n"];
+
 /// A long plain run: lines of varied length (some longer than the screen),
 /// mostly CR LF, some bare LF or CR, some empty.
 fn plain_run(rng: &mut Rng, lines: u64) -> String {
@@ -54,7 +57,8 @@ fn plain_run(rng: &mut Rng, lines: u64) -> String {
             _ => rng.below(12),
         };
         out.extend((0..len).map(|i| char::from(b' ' + ((i * 7 + rng.below(95)) % 95) as u8)));
-        out.push_str(*rng.pick(&["\r\n", "\r\n", "\r\n", "\n", "\r", "\n\r", "\r\r\n"]));
+        let end = rng.pick(LINE_ENDS);
+        out.push_str(end);
     }
     out
 }

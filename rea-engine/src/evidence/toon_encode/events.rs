@@ -250,38 +250,23 @@ impl<'s> ser::Serializer for Events<'s> {
     }
 }
 
-impl ser::SerializeSeq for Compound<'_> {
-    type Ok = ();
-    type Error = EncodeError;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), EncodeError> {
-        self.sink.element(&Node(value))
-    }
-    fn end(self) -> Result<(), EncodeError> {
-        self.sink.end()
-    }
+/// A sequence, tuple or tuple struct: each item is an array element.
+macro_rules! elements {
+    ($($trait:ident :: $method:ident),+) => {$(
+        impl ser::$trait for Compound<'_> {
+            type Ok = ();
+            type Error = EncodeError;
+            fn $method<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), EncodeError> {
+                self.sink.element(&Node(value))
+            }
+            fn end(self) -> Result<(), EncodeError> {
+                self.sink.end()
+            }
+        }
+    )+};
 }
 
-impl ser::SerializeTuple for Compound<'_> {
-    type Ok = ();
-    type Error = EncodeError;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), EncodeError> {
-        self.sink.element(&Node(value))
-    }
-    fn end(self) -> Result<(), EncodeError> {
-        self.sink.end()
-    }
-}
-
-impl ser::SerializeTupleStruct for Compound<'_> {
-    type Ok = ();
-    type Error = EncodeError;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), EncodeError> {
-        self.sink.element(&Node(value))
-    }
-    fn end(self) -> Result<(), EncodeError> {
-        self.sink.end()
-    }
-}
+elements!(SerializeSeq::serialize_element, SerializeTuple::serialize_element, SerializeTupleStruct::serialize_field);
 
 impl ser::SerializeMap for Compound<'_> {
     type Ok = ();

@@ -210,10 +210,10 @@ fn primitive(rng: &mut Rng) -> Value {
     match rng.index(9) {
         0 => Value::Null,
         1 => Value::Bool(rng.index(2) == 0),
-        2 => json!(rng.next() as i64 >> rng.index(64)),
-        3 => json!(rng.next() >> rng.index(64)),
+        2 => json!(rng.next_u64() as i64 >> rng.index(64)),
+        3 => json!(rng.next_u64() >> rng.index(64)),
         4 => json!(*rng.pick(&[0.0, -0.0, 0.1, 1.5, -2.25, 1e20, 1e-7, 3.0, 1e300, 5e-324, 9007199254740993.0, 2e19])),
-        5 => json!(f64::from_bits(rng.next() >> 2) * if rng.index(2) == 0 { 1.0 } else { -1.0 }),
+        5 => json!(f64::from_bits(rng.next_u64() >> 2) * if rng.index(2) == 0 { 1.0 } else { -1.0 }),
         _ => Value::String((*rng.pick(STRINGS)).to_owned()),
     }
 }
