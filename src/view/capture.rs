@@ -171,8 +171,11 @@ fn timeline(page: &mut Page, record: &CaptureRecord) {
     let journal = JournalOrder::of(record);
     let mut entries = output_entries(page.style(), &record.frames, &journal);
     entries.extend(interaction_entries(page.style(), record, &journal));
+    // Capture order is the truth (output times are bucketed, event times
+    // are not, so sorting by time can show an echo before its input).
+    entries.sort_by_key(|e| (e.order, e.at_ms));
     let finalization = record.exit.finalization.as_ref();
-    entries.extend(finalization.iter().flat_map(|f| &f.signals).map(|receipt| Entry {
+    let signals = finalization.iter().flat_map(|f| &f.signals).map(|receipt| Entry {
         at_ms: receipt.sent_at_ms,
         order: u64::MAX,
         text: format!(
@@ -181,8 +184,13 @@ fn timeline(page: &mut Page, record: &CaptureRecord) {
             receipt.delivery,
             receipt.reason.as_ref().map(|r| format!(": {r}")).unwrap_or_default()
         ),
-    }));
-    entries.sort_by_key(|e| (e.at_ms, e.order));
+    });
+    // Finalization signals are not journaled: each goes before the first
+    // entry recorded after it was sent.
+    for signal in signals {
+        let at = entries.iter().position(|e| e.at_ms > signal.at_ms).unwrap_or(entries.len());
+        entries.insert(at, signal);
+    }
     for entry in &entries {
         page.line(&format!("  {:>7} ms  {}", entry.at_ms, entry.text));
     }
