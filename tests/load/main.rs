@@ -17,17 +17,18 @@ fn record(c: &Capture) -> &Value {
     &c.document["normalized_result"]
 }
 
-/// Busy loops on every core (and more), ended when dropped.
+/// Busy loops (more than there are cores), ended when dropped. Each runs in
+/// a session of its own: with the kernel's autogroup scheduling CPU is
+/// shared between sessions first, and the captured program runs in a
+/// session of its own too. Each is bounded by `timeout` as well, so a test
+/// binary killed before its drop leaves nothing running for long.
 struct Load(Vec<Child>);
 
 impl Load {
     fn start(n: usize) -> Load {
         let spawn = || {
-            // Each in a session of its own: with the kernel's autogroup
-            // scheduling, CPU is shared between sessions first, and the
-            // captured program runs in a session of its own too.
             Command::new("setsid")
-                .args(["sh", "-c", "while :; do :; done"])
+                .args(["timeout", "-s", "KILL", "120", "sh", "-c", "while :; do :; done"])
                 .stdin(Stdio::null())
                 .spawn()
                 .expect("start a busy loop")
@@ -39,7 +40,9 @@ impl Load {
 impl Drop for Load {
     fn drop(&mut self) {
         for child in &mut self.0 {
-            let _ = child.kill();
+            // The loop's group is the session `setsid` made: `timeout` and its shell.
+            let group = format!("-{}", child.id());
+            let _ = Command::new("kill").args(["-KILL", "--", &group]).status();
             let _ = child.wait();
         }
     }
