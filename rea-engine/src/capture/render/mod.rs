@@ -26,8 +26,6 @@
 //! emulator's state (the cursor after everything before it), pins the screen
 //! and hands the reply to the run loop, which writes it.
 
-mod cells;
-mod csi;
 mod queries;
 mod retain;
 mod screen;
@@ -56,6 +54,9 @@ pub use queries::MAX_TERMINAL_REPLIES;
 pub use screen::{EMULATOR, EMULATOR_NAME, EMULATOR_VERSION};
 
 use self::queries::{QueryScanner, Reply};
+/// The emulator lives below the capture (the comparison's screen lens
+/// replays recorded states into it); the renderer's modules name it here.
+use crate::emulator::{cells, csi};
 use self::retain::{RenderedLog, Target};
 use self::screen::Screen;
 use super::normalize::Normalizer;

@@ -19,7 +19,7 @@
 
 use super::evaluate::{TraceComparison, Verdict};
 use super::model::{Source, TraceSpec};
-use crate::compare::{Dimension, DimensionResult, DimensionStatus};
+use crate::compare::{Dimension, DimensionResult, DimensionStatus, TerminalLens};
 use crate::evidence::CaptureRecord;
 
 fn raw_present(r: &CaptureRecord) -> bool {
@@ -59,6 +59,7 @@ pub(in crate::compare) fn apply(
     l: &CaptureRecord,
     r: &CaptureRecord,
     dimensions: &mut [DimensionResult],
+    lens: TerminalLens,
 ) {
     let sources = spec.sources();
     for d in dimensions {
@@ -81,6 +82,12 @@ pub(in crate::compare) fn apply(
             },
             Verdict::Unknown if shows_change => continue,
             _ if !covers(d.dimension, &selected, l, r) => continue,
+            // Under the screen lens a truncated or unknown screen prevents an `unchanged` claim.
+            Verdict::Equivalent
+                if lens == TerminalLens::Screen && d.dimension == Dimension::Terminal && !d.status.complete() =>
+            {
+                continue;
+            }
             Verdict::Equivalent => (DimensionStatus::Unchanged, Vec::new()),
             Verdict::Unknown => (DimensionStatus::Unknown, side_reasons(trace)),
         };
