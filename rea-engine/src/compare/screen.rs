@@ -411,11 +411,12 @@ fn screens(f: &mut Findings, k: usize, a: &Shot, b: &Shot) -> bool {
 }
 
 /// A row of a [`ScreenView`] cut into cells: each cell's first column
-/// (from 0) and its text, with the emulator's widths (a wide character
-/// takes two columns, a zero-width character joins the cell before it).
-/// What `rea show` uses to mark [`CellRun`]s.
-pub fn row_cells(line: &str) -> Vec<(usize, &str)> {
-    let mut out: Vec<(usize, &str)> = Vec::new();
+/// (from 0), its width and its text, with the emulator's widths (a wide
+/// character takes two columns, a zero-width character joins the cell
+/// before it, and so does the character after a zero-width joiner). What
+/// `rea show` uses to mark [`CellRun`]s.
+pub fn row_cells(line: &str) -> Vec<(usize, usize, &str)> {
+    let mut out: Vec<(usize, usize, &str)> = Vec::new();
     let mut column = 0;
     let mut join = false;
     for (i, c) in line.char_indices() {
@@ -423,14 +424,15 @@ pub fn row_cells(line: &str) -> Vec<(usize, &str)> {
         if (is_zero_width(c) || join)
             && let Some(last) = out.last_mut()
         {
-            let start = last.1.as_ptr() as usize - line.as_ptr() as usize;
-            last.1 = &line[start..end];
+            let start = last.2.as_ptr() as usize - line.as_ptr() as usize;
+            last.2 = &line[start..end];
             join = c == '\u{200D}';
             continue;
         }
         join = false;
-        out.push((column, &line[i..end]));
-        column += if avt_wide(c) { 2 } else { 1 };
+        let width = if avt_wide(c) { 2 } else { 1 };
+        out.push((column, width, &line[i..end]));
+        column += width;
     }
     out
 }
@@ -508,6 +510,6 @@ mod tests {
     fn wide_and_joined_cells_are_read_as_the_emulator_shows_them() {
         let f = diff("a\u{4e2d}e\u{301}x", "a\u{4e2d}e\u{301}y");
         assert_eq!(f.differences[0].location, Some(Location::Screen { segment: 0, row: 1, column: 5 }));
-        assert_eq!(row_cells("a\u{4e2d}e\u{301}x"), [(0, "a"), (1, "\u{4e2d}"), (3, "e\u{301}"), (4, "x")]);
+        assert_eq!(row_cells("a\u{4e2d}e\u{301}x"), [(0, 1, "a"), (1, 2, "\u{4e2d}"), (3, 1, "e\u{301}"), (4, 1, "x")]);
     }
 }
