@@ -198,8 +198,9 @@ impl Shot {
 enum Kept<'a> {
     Frame(&'a RenderedFrame),
     Blank((u16, u16)),
-    /// Not kept: why.
-    Unknown(Gap),
+    /// Not kept: why, and the last frame recorded before it in the segment
+    /// (compared and listed, but never proof).
+    Unknown(Gap, Option<&'a RenderedFrame>),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -227,7 +228,7 @@ impl<'a> Screens<'a> {
         let size = |k: usize| sizes.get(k).or(sizes.last()).copied().unwrap_or((80, 24));
         let frame = |f: Option<&'a RenderedFrame>, k: usize| match f {
             Some(f) if f.serialized_state.is_empty() && (0..f.lines.len()).any(|i| f.lines.get(i) != Some("")) => {
-                Kept::Unknown(Gap::NoState)
+                Kept::Unknown(Gap::NoState, None)
             }
             Some(f) => Kept::Frame(f),
             None => Kept::Blank(size(k)),
@@ -238,16 +239,17 @@ impl<'a> Screens<'a> {
             .map(|(k, e)| match e.screen_before {
                 ScreenBefore::Frame(n) => match r.rendered_frames.get(n as usize) {
                     Some(f) => frame(Some(f), k),
-                    None => Kept::Unknown(Gap::NotKept),
+                    None => Kept::Unknown(Gap::NotKept, segmented.screen(k)),
                 },
                 ScreenBefore::Blank => Kept::Blank(size(k)),
                 // A capture from before `screen_before`: the segment's last frame, if nothing was left out.
                 ScreenBefore::NotRecorded if all_states && whole_stream => frame(segmented.screen(k), k),
-                ScreenBefore::NotRecorded => Kept::Unknown(Gap::NotKept),
+                ScreenBefore::NotRecorded => Kept::Unknown(Gap::NotKept, segmented.screen(k)),
             })
             .collect();
         let last = kept.len();
-        kept.push(if all_states { frame(r.rendered_frames.last(), last) } else { Kept::Unknown(Gap::NotKept) });
+        let final_screen = r.rendered_frames.last();
+        kept.push(if all_states { frame(final_screen, last) } else { Kept::Unknown(Gap::NotKept, final_screen) });
         Screens { kept, last_size: size(last) }
     }
 
@@ -259,11 +261,11 @@ impl<'a> Screens<'a> {
             .iter()
             .enumerate()
             .filter_map(|(k, s)| match s {
-                Kept::Unknown(Gap::NotKept) => Some(format!(
+                Kept::Unknown(Gap::NotKept, _) => Some(format!(
                     "{side} capture did not keep {} (rendered states were omitted), so the screen lens cannot compare it.",
                     name(k)
                 )),
-                Kept::Unknown(Gap::NoState) => Some(format!(
+                Kept::Unknown(Gap::NoState, _) => Some(format!(
                     "{side} capture's frame for {} has no serialized_state to read its cells from.",
                     name(k)
                 )),
@@ -288,11 +290,12 @@ fn identical(a: &RenderedFrame, b: &RenderedFrame) -> bool {
         && a.active_buffer == b.active_buffer
 }
 
-fn shot(kept: Kept<'_>) -> Option<Shot> {
+/// The screen to compare and whether it is the one the segment ended on.
+fn shot(kept: Kept<'_>) -> Option<(Shot, bool)> {
     match kept {
-        Kept::Frame(f) => Some(Shot::read(f)),
-        Kept::Blank(size) => Some(Shot::blank(size)),
-        Kept::Unknown(_) => None,
+        Kept::Frame(f) => Some((Shot::read(f), true)),
+        Kept::Blank(size) => Some((Shot::blank(size), true)),
+        Kept::Unknown(_, guess) => guess.map(|f| (Shot::read(f), false)),
     }
 }
 
@@ -312,10 +315,10 @@ pub(super) fn compare(f: &mut Findings, l: &Screens<'_>, r: &Screens<'_>) -> boo
         {
             continue;
         }
-        // An unknown screen cannot be compared; a known one is compared with
-        // nothing (the dimension is then truncated unless a change is seen elsewhere).
-        let (Some(a), Some(b)) = (shot(a), shot(b)) else { continue };
-        observed |= screens(f, k, &a, &b);
+        // An unknown screen is compared through the last frame recorded
+        // before it, if any: its differences are listed but are no proof.
+        let (Some((a, known_a)), Some((b, known_b))) = (shot(a), shot(b)) else { continue };
+        observed |= screens(f, k, &a, &b) && known_a && known_b;
     }
     observed
 }
