@@ -69,10 +69,8 @@ fn paths(dimension: &Value) -> Vec<&str> {
 
 #[test]
 fn the_same_screen_from_different_bytes_is_unchanged_under_the_screen_lens_only() {
-    let dir = pair(
-        sh(r"printf '\033[2J\033[HHello\033[3;5HWorld'"),
-        sh(r"printf '\033[H\033[JHello\r\n\r\n    World'"),
-    );
+    let dir =
+        pair(sh(r"printf '\033[2J\033[HHello\033[3;5HWorld'"), sh(r"printf '\033[H\033[JHello\r\n\r\n    World'"));
     let stream = compare(dir.path(), &[]);
     assert_eq!(stream["normalized_result"]["status"], "changed");
     assert_eq!(terminal(&stream)["status"], "changed");
@@ -111,7 +109,10 @@ fn a_colour_change_is_changed_at_its_row_and_column_and_rea_show_draws_both_scre
     assert_eq!(found["location"], json!({"segment": 0, "row": 2, "column": 3}));
     assert_eq!(found["left"]["text"], "  ERROR: disk");
     assert_eq!(found["right"]["text"], "  ERROR: disk");
-    assert_eq!(found["left"]["cell"], json!({"text": "E", "foreground": "1", "background": "default", "attributes": []}));
+    assert_eq!(
+        found["left"]["cell"],
+        json!({"text": "E", "foreground": "1", "background": "default", "attributes": []})
+    );
     assert_eq!(found["right"]["cell"]["foreground"], "2");
     assert_eq!(found["screens"]["differing_cells"], json!([{"row": 2, "from": 3, "to": 7}]));
     assert_eq!(found["screens"]["left"]["lines"][1], "  ERROR: disk");

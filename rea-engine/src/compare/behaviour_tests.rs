@@ -169,13 +169,15 @@ fn timing_differs_only_beyond_the_tolerance() {
     let deltas = &dimension(&default, "interaction")["timing_deltas"];
     assert_eq!(deltas[0]["path"], "interaction_events[0].dispatched_at_ms");
     assert_eq!(deltas[0]["delta_ms"], 79);
-    let strict = compare_records_with(&a, &b, None, CompareOptions { timing_tolerance_ms: 0, ..CompareOptions::default() });
+    let strict =
+        compare_records_with(&a, &b, None, CompareOptions { timing_tolerance_ms: 0, ..CompareOptions::default() });
     assert_eq!(status(&strict, "interaction"), "changed");
     assert_eq!(status(&strict, "exit"), "changed");
     assert_eq!(dimension(&strict, "exit")["differences"][0]["path"], "settlement.elapsed_ms");
     // The interaction happened before the exit.
     assert_eq!(strict["first_divergence"]["path"], "interaction_events[0].dispatched_at_ms");
-    let tight = compare_records_with(&a, &b, None, CompareOptions { timing_tolerance_ms: 100, ..CompareOptions::default() });
+    let tight =
+        compare_records_with(&a, &b, None, CompareOptions { timing_tolerance_ms: 100, ..CompareOptions::default() });
     assert_eq!((status(&tight, "interaction"), status(&tight, "exit")), ("unchanged".into(), "changed".into()));
 }
 

@@ -256,7 +256,8 @@ impl<'a> Screens<'a> {
     /// Why screens are unknown, for the dimension's reasons.
     pub(super) fn reasons(&self, side: &str) -> Vec<String> {
         let last = self.kept.len() - 1;
-        let name = |k: usize| if k == last { "the final screen".to_owned() } else { format!("the screen ending segment {k}") };
+        let name =
+            |k: usize| if k == last { "the final screen".to_owned() } else { format!("the screen ending segment {k}") };
         self.kept
             .iter()
             .enumerate()
@@ -378,7 +379,8 @@ fn screens(f: &mut Findings, k: usize, a: &Shot, b: &Shot) -> bool {
     let rows = a.cells.len().max(b.cells.len());
     let mut runs: Vec<CellRun> = Vec::new();
     for row in 0..rows {
-        let (ra, rb) = (a.cells.get(row).map_or(&[][..], Vec::as_slice), b.cells.get(row).map_or(&[][..], Vec::as_slice));
+        let (ra, rb) =
+            (a.cells.get(row).map_or(&[][..], Vec::as_slice), b.cells.get(row).map_or(&[][..], Vec::as_slice));
         let mut first = None;
         for column in 0..ra.len().max(rb.len()) {
             let same = match (ra.get(column), rb.get(column)) {

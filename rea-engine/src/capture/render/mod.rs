@@ -54,12 +54,12 @@ pub use queries::MAX_TERMINAL_REPLIES;
 pub use screen::{EMULATOR, EMULATOR_NAME, EMULATOR_VERSION};
 
 use self::queries::{QueryScanner, Reply};
-/// The emulator lives below the capture (the comparison's screen lens
-/// replays recorded states into it); the renderer's modules name it here.
-use crate::emulator::{cells, csi};
 use self::retain::{RenderedLog, Target};
 use self::screen::Screen;
 use super::normalize::Normalizer;
+/// The emulator lives below the capture (the comparison's screen lens
+/// replays recorded states into it); the renderer's modules name it here.
+use crate::emulator::{cells, csi};
 use crate::evidence::{RenderedFrame, RenderedTerminalTruncation, ScreenBefore, TerminalQuery};
 use crate::secrets::ScreenSecrets;
 
