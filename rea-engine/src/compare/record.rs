@@ -94,21 +94,17 @@ vocabulary! {
 vocabulary! {
     /// How the terminal dimension is decided (`parameters.terminal_lens`,
     /// written only when it is not the default `stream`).
+    #[derive(Default)]
     TerminalLens {
         /// The normalized text of each segment and the screens' text, size,
         /// active buffer and cursor (the specification's comparison).
+        #[default]
         Stream = "stream",
         /// The screens at each segment boundary and at the end, cell by cell
         /// (text, colours, attributes), with the cursor's position and
         /// visibility and the active buffer; stream differences are listed
         /// but do not decide.
         Screen = "screen",
-    }
-}
-
-impl Default for TerminalLens {
-    fn default() -> TerminalLens {
-        TerminalLens::Stream
     }
 }
 
