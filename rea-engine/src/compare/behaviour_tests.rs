@@ -358,3 +358,71 @@ fn exact_journals_compare_structurally_and_name_the_command() {
     let e = journaled(&[(2, 1, "sleep 0.05", 0), (3, 2, "date", 0)]);
     assert_eq!(status(&compare_records(&a, &e, None), "process"), "changed");
 }
+
+fn screen_lens() -> CompareOptions {
+    CompareOptions { terminal_lens: super::TerminalLens::Screen, ..CompareOptions::default() }
+}
+
+#[test]
+fn the_screen_lens_reads_the_screens_at_segment_ends_and_lists_the_stream_without_deciding() {
+    // Records from before `screen_before`, nothing omitted: each segment ends
+    // on its last frame, as in the stream lens.
+    let a = RecordBuilder::new()
+        .frame(0, "draw 1")
+        .rendered(5, &["$ ready", "value 42"])
+        .input(100, 101, "q")
+        .rendered(150, &["bye"])
+        .exit(0)
+        .build();
+    let b = RecordBuilder::new()
+        .frame(0, "draw 2")
+        .rendered(20, &["$ ready", "value 43"])
+        .input(100, 130, "q")
+        .rendered(170, &["bye"])
+        .exit(0)
+        .build();
+    let result = compare_records_with(&a, &b, None, screen_lens());
+    let terminal = dimension(&result, "terminal");
+    assert_eq!(terminal["status"], "changed", "{terminal}");
+    let paths: Vec<&str> = terminal["differences"].as_array().unwrap().iter().map(|d| d["path"].as_str().unwrap()).collect();
+    assert_eq!(paths, ["terminal.screens[0].rows[1]", "terminal.segments[0]"]);
+    assert_eq!(terminal["differences"][1]["deciding"], false);
+    let first = &result["first_divergence"];
+    assert_eq!(first["path"], "terminal.screens[0].rows[1]", "{first}");
+    assert_eq!(first["location"], json!({"segment": 0, "row": 2, "column": 8}));
+    assert_eq!(first["screens"]["left"]["lines"][1], "value 42");
+
+    // Only the stream differs: the lens says unchanged, the stream lens changed.
+    let c = RecordBuilder::new()
+        .frame(0, "draw 2")
+        .rendered(20, &["$ ready", "value 42"])
+        .input(100, 130, "q")
+        .rendered(170, &["bye"])
+        .exit(0)
+        .build();
+    assert_eq!(status(&compare_records(&a, &c, None), "terminal"), "changed");
+    let result = compare_records_with(&a, &c, None, screen_lens());
+    assert_eq!(status(&result, "terminal"), "unchanged", "{result}");
+    assert_eq!(result["first_divergence"], json!({"status": "none"}));
+}
+
+#[test]
+fn under_the_screen_lens_an_omitted_state_leaves_the_final_screen_unknown_and_a_raw_omission_does_not() {
+    let a = RecordBuilder::new().rendered(5, &["one"]).rendered(9, &["done"]).exit(0).build();
+    let raw_cut = RecordBuilder::new().frame(0, "x").dropped_frame().rendered(5, &["done"]).exit(0).build();
+    let result = compare_records_with(&a, &raw_cut, None, screen_lens());
+    assert_eq!(status(&result, "terminal"), "unchanged", "{result}");
+    assert_eq!(status(&compare_records(&a, &raw_cut, None), "terminal"), "truncated");
+
+    let cut = RecordBuilder::new().rendered(5, &["done"]).dropped_rendered().exit(0).build();
+    let result = compare_records_with(&a, &cut, None, screen_lens());
+    let terminal = dimension(&result, "terminal");
+    assert_eq!(terminal["status"], "truncated", "{terminal}");
+    assert!(terminal["reasons"][0].as_str().unwrap().starts_with("Right capture did not keep the final screen"));
+    // A difference through the last frame kept is listed, but it is no proof.
+    let other = RecordBuilder::new().rendered(5, &["other"]).dropped_rendered().exit(0).build();
+    let result = compare_records_with(&a, &other, None, screen_lens());
+    assert_eq!(status(&result, "terminal"), "truncated");
+    assert_eq!(dimension(&result, "terminal")["differences"][0]["path"], "terminal.screens[0].rows[0]");
+    assert_ne!(result["status"], "unchanged");
+}

@@ -33,9 +33,10 @@
 use std::sync::Arc;
 
 use avt::{Color, Pen};
+use serde_json::Value;
 use serde::Serialize;
 
-use super::diff::{Findings, Location, phase};
+use super::diff::{Findings, Location, MAX_DIFFERENCES, phase};
 use super::record::{CellAttribute, CellRun, ScreenPair, ScreenView};
 use super::terminal::{Segmented, is_boundary, segment_sizes};
 use crate::emulator::Emulator;
@@ -108,35 +109,22 @@ fn look(pen: &Pen, blank: bool) -> Look {
     }
 }
 
-/// One cell: its text (empty for the second cell of a wide character),
-/// what it shows, and its pen as recorded (for the report).
-#[derive(Debug, Clone)]
-struct Cell {
-    text: String,
-    look: Look,
-    pen: Pen,
+/// What a cell shows beside its text: the look of its pen, or [`PLAIN`]
+/// for the second cell of a wide character (it shows nothing of its own).
+fn look_of(cell: &avt::Cell) -> Look {
+    if cell.width() == 0 { PLAIN } else { look(cell.pen(), cell.char() == ' ') }
 }
 
-impl Cell {
-    fn new(text: String, width: u8, pen: Pen) -> Cell {
-        let look = if width == 0 { PLAIN } else { look(&pen, text.chars().all(|c| c == ' ')) };
-        Cell { text, look, pen }
-    }
-
-    fn same(&self, other: &Cell) -> bool {
-        self.text == other.text && self.look == other.look
-    }
-}
-
-/// A screen as the lens reads it.
-#[derive(Debug, Clone)]
+/// A screen as the lens reads it: avt's cells row by row, and the emulator
+/// that resolves joined cells (none for a blank screen).
 pub(super) struct Shot {
     columns: u16,
     rows: u16,
     cursor: (u16, u16),
     cursor_visible: bool,
     active_buffer: ActiveBuffer,
-    cells: Vec<Vec<Cell>>,
+    cells: Vec<Vec<avt::Cell>>,
+    emulator: Option<Emulator>,
 }
 
 impl Shot {
@@ -144,12 +132,7 @@ impl Shot {
     fn read(frame: &RenderedFrame) -> Shot {
         let mut emulator = Emulator::new(usize::from(frame.columns), usize::from(frame.rows), 0);
         emulator.feed(&frame.serialized_state);
-        let mut rows = Vec::new();
-        emulator.visible_cells(&mut rows);
-        let cells = rows
-            .into_iter()
-            .map(|row| row.into_iter().map(|(text, width, pen)| Cell::new(text, width, pen)).collect())
-            .collect();
+        let cells = emulator.terminal().screen().visible_lines().map(|line| line.cells().to_vec()).collect();
         Shot {
             columns: frame.columns,
             rows: frame.rows,
@@ -157,25 +140,46 @@ impl Shot {
             cursor_visible: emulator.terminal().cursor().visible,
             active_buffer: frame.active_buffer,
             cells,
+            emulator: Some(emulator),
         }
     }
 
     /// The screen of a terminal nothing was drawn on.
     fn blank((columns, rows): (u16, u16)) -> Shot {
-        let cell = Cell { text: " ".into(), look: PLAIN, pen: Pen::default() };
         Shot {
             columns,
             rows,
             cursor: (0, 0),
             cursor_visible: true,
             active_buffer: ActiveBuffer::Normal,
-            cells: vec![vec![cell; usize::from(columns)]; usize::from(rows)],
+            cells: vec![vec![avt::Cell::default(); usize::from(columns)]; usize::from(rows)],
+            emulator: None,
         }
+    }
+
+    /// Whether a cell's character may stand for a joined cell's text.
+    fn joined(&self) -> bool {
+        self.emulator.as_ref().is_some_and(Emulator::has_joined)
+    }
+
+    /// Appends what `cell` shows: nothing for the second cell of a wide
+    /// character, a joined cell's whole text.
+    fn text(&self, cell: &avt::Cell, out: &mut String) {
+        match &self.emulator {
+            _ if cell.width() == 0 => {}
+            Some(emulator) => emulator.cell_text(cell.char(), out),
+            None => out.push(cell.char()),
+        }
+    }
+
+    fn row(&self, row: usize) -> &[avt::Cell] {
+        self.cells.get(row).map_or(&[][..], Vec::as_slice)
     }
 
     /// A row's text: cells in order, trailing U+0020 removed.
     fn line(&self, row: usize) -> String {
-        let mut text: String = self.cells.get(row).into_iter().flatten().map(|c| c.text.as_str()).collect();
+        let mut text = String::new();
+        self.row(row).iter().for_each(|cell| self.text(cell, &mut text));
         text.truncate(text.trim_end_matches(' ').len());
         text
     }
@@ -190,6 +194,48 @@ impl Shot {
             active_buffer: self.active_buffer,
             lines: (0..self.cells.len()).map(|r| self.line(r)).collect(),
         }
+    }
+}
+
+/// Compares cells of two screens (buffers reused for joined cells' texts).
+struct Cells<'s> {
+    a: &'s Shot,
+    b: &'s Shot,
+    /// Whether either side holds joined cells, whose characters are
+    /// stand-ins private to their emulator.
+    joined: bool,
+    ta: String,
+    tb: String,
+}
+
+impl<'s> Cells<'s> {
+    fn new(a: &'s Shot, b: &'s Shot) -> Cells<'s> {
+        Cells { a, b, joined: a.joined() || b.joined(), ta: String::new(), tb: String::new() }
+    }
+
+    /// Whether two rows are equal cell for cell without reading texts.
+    fn rows_equal(&self, x: &[avt::Cell], y: &[avt::Cell]) -> bool {
+        !self.joined && x == y
+    }
+
+    /// Whether two cells show the same: the same text, and the same pen or
+    /// the same look.
+    fn same(&mut self, x: &avt::Cell, y: &avt::Cell) -> bool {
+        if x.width() != y.width() {
+            return false;
+        }
+        let text_same = if x.width() == 0 {
+            true
+        } else if !self.joined {
+            x.char() == y.char()
+        } else {
+            self.ta.clear();
+            self.tb.clear();
+            self.a.text(x, &mut self.ta);
+            self.b.text(y, &mut self.tb);
+            self.ta == self.tb
+        };
+        text_same && (x.pen() == y.pen() || look_of(x) == look_of(y))
     }
 }
 
@@ -302,40 +348,68 @@ fn shot(kept: Kept<'_>) -> Option<(Shot, bool)> {
 
 /// Compares the screens ending each segment. Returns whether any
 /// difference lies between two known screens (a seen change).
+///
+/// Differences come out in the order they are reported (segment, then
+/// size and buffer, rows, cursor), so only the first
+/// [`MAX_DIFFERENCES`] (and every one of the segment that reaches them)
+/// carry their rows and screens; later ones are counted with their path
+/// and location only, as the record lists no more.
 pub(super) fn compare(f: &mut Findings, l: &Screens<'_>, r: &Screens<'_>) -> bool {
+    let differing: Vec<usize> = (0..l.len().max(r.len()))
+        .filter(|&k| match (l.get(k), r.get(k)) {
+            (Kept::Frame(x), Kept::Frame(y)) => !identical(x, y),
+            (Kept::Blank(x), Kept::Blank(y)) => x != y,
+            _ => true,
+        })
+        .collect();
     let mut observed = false;
-    for k in 0..l.len().max(r.len()) {
-        let (a, b) = (l.get(k), r.get(k));
-        if let (Kept::Frame(x), Kept::Frame(y)) = (a, b)
-            && identical(x, y)
-        {
-            continue;
-        }
-        if let (Kept::Blank(x), Kept::Blank(y)) = (a, b)
-            && x == y
-        {
-            continue;
-        }
+    let mut detailed = 0;
+    let mut each = |k: usize, a: Option<(Shot, bool)>, b: Option<(Shot, bool)>| {
         // An unknown screen is compared through the last frame recorded
         // before it, if any: its differences are listed but are no proof.
-        let (Some((a, known_a)), Some((b, known_b))) = (shot(a), shot(b)) else { continue };
-        observed |= screens(f, k, &a, &b) && known_a && known_b;
-    }
+        let (Some((a, known_a)), Some((b, known_b))) = (a, b) else { return };
+        let found = screens(f, k, &a, &b, detailed < MAX_DIFFERENCES);
+        detailed += found;
+        observed |= found > 0 && known_a && known_b;
+    };
+    // The left screens are replayed on a second thread while the right ones
+    // are replayed and compared here, in segment order; without a thread,
+    // both are replayed here.
+    std::thread::scope(|scope| {
+        let (send, receive) = std::sync::mpsc::sync_channel(8);
+        let left = |send: std::sync::mpsc::SyncSender<Option<(Shot, bool)>>| {
+            for &k in &differing {
+                if send.send(shot(l.get(k))).is_err() {
+                    return;
+                }
+            }
+        };
+        let worker = std::thread::Builder::new().name("rea-screen-lens".into()).spawn_scoped(scope, move || left(send));
+        match worker {
+            Ok(_) => {
+                for &k in &differing {
+                    let Ok(a) = receive.recv() else { break };
+                    each(k, a, shot(r.get(k)));
+                }
+            }
+            Err(_) => differing.iter().for_each(|&k| each(k, shot(l.get(k)), shot(r.get(k)))),
+        }
+    });
     observed
 }
 
 /// A row of one side as a difference shows it: its text and the first
 /// differing cell.
 #[derive(Serialize)]
-struct RowView<'a> {
+struct RowView {
     text: String,
-    cell: Option<CellView<'a>>,
+    cell: Option<CellView>,
 }
 
 /// A cell's text and pen as recorded (inverse and all).
 #[derive(Serialize)]
-struct CellView<'a> {
-    text: &'a str,
+struct CellView {
+    text: String,
     foreground: String,
     background: String,
     attributes: Vec<CellAttribute>,
@@ -349,8 +423,8 @@ fn color_name(color: Option<Color>) -> String {
     }
 }
 
-fn cell_view(cell: &Cell) -> CellView<'_> {
-    let p = &cell.pen;
+fn cell_view(shot: &Shot, cell: &avt::Cell) -> CellView {
+    let p = cell.pen();
     let attributes = [
         (p.is_bold(), CellAttribute::Bold),
         (p.is_faint(), CellAttribute::Faint),
@@ -360,17 +434,20 @@ fn cell_view(cell: &Cell) -> CellView<'_> {
         (p.is_inverse(), CellAttribute::Inverse),
         (p.is_strikethrough(), CellAttribute::Strikethrough),
     ];
+    let mut text = String::new();
+    shot.text(cell, &mut text);
     CellView {
-        text: &cell.text,
+        text,
         foreground: color_name(p.foreground()),
         background: color_name(p.background()),
         attributes: attributes.into_iter().filter(|(on, _)| *on).map(|(_, a)| a).collect(),
     }
 }
 
-/// Records the differences between two screens ending segment `k`; they
-/// carry both screens. Returns whether there was any.
-fn screens(f: &mut Findings, k: usize, a: &Shot, b: &Shot) -> bool {
+/// Records the differences between two screens ending segment `k` and
+/// returns how many. With `detail` they carry both rows and both screens;
+/// without, their path and location only (they are counted, not listed).
+fn screens(f: &mut Findings, k: usize, a: &Shot, b: &Shot, detail: bool) -> usize {
     let before = f.differences.len();
     let path = format!("terminal.screens[{k}]");
     let order = |position: usize| (k, phase::SCREEN, position);
@@ -378,13 +455,16 @@ fn screens(f: &mut Findings, k: usize, a: &Shot, b: &Shot) -> bool {
     f.field(&format!("{path}.active_buffer"), &a.active_buffer, &b.active_buffer, order(0));
     let rows = a.cells.len().max(b.cells.len());
     let mut runs: Vec<CellRun> = Vec::new();
+    let mut cells = Cells::new(a, b);
     for row in 0..rows {
-        let (ra, rb) =
-            (a.cells.get(row).map_or(&[][..], Vec::as_slice), b.cells.get(row).map_or(&[][..], Vec::as_slice));
+        let (ra, rb) = (a.row(row), b.row(row));
+        if cells.rows_equal(ra, rb) {
+            continue;
+        }
         let mut first = None;
         for column in 0..ra.len().max(rb.len()) {
             let same = match (ra.get(column), rb.get(column)) {
-                (Some(x), Some(y)) => x.same(y),
+                (Some(x), Some(y)) => cells.same(x, y),
                 _ => false,
             };
             if same {
@@ -396,23 +476,27 @@ fn screens(f: &mut Findings, k: usize, a: &Shot, b: &Shot) -> bool {
                 _ => runs.push(CellRun { row: row + 1, from: column + 1, to: column + 1 }),
             }
         }
-        if let Some(column) = first {
-            let va = RowView { text: a.line(row), cell: ra.get(column).map(cell_view) };
-            let vb = RowView { text: b.line(row), cell: rb.get(column).map(cell_view) };
-            let location = Location::Screen { segment: k, row: row + 1, column: column + 1 };
-            f.values(format!("{path}.rows[{row}]"), &va, &vb, Some(location), order(row + 1));
+        let Some(column) = first else { continue };
+        let location = Some(Location::Screen { segment: k, row: row + 1, column: column + 1 });
+        let row_path = format!("{path}.rows[{row}]");
+        if detail {
+            let va = RowView { text: a.line(row), cell: ra.get(column).map(|c| cell_view(a, c)) };
+            let vb = RowView { text: b.line(row), cell: rb.get(column).map(|c| cell_view(b, c)) };
+            f.values(row_path, &va, &vb, location, order(row + 1));
+        } else {
+            f.push(row_path, Value::Null, Value::Null, location, order(row + 1));
         }
     }
     f.field(&format!("{path}.cursor_visible"), &a.cursor_visible, &b.cursor_visible, order(rows + 1));
     if a.cursor_visible || b.cursor_visible {
         f.field(&format!("{path}.cursor"), &a.cursor, &b.cursor, order(rows + 1));
     }
-    if f.differences.len() == before {
-        return false;
+    let found = f.differences.len() - before;
+    if found > 0 && detail {
+        let pair = Arc::new(ScreenPair { left: a.view(), right: b.view(), differing_cells: runs });
+        f.differences[before..].iter_mut().for_each(|d| d.screens = Some(Arc::clone(&pair)));
     }
-    let pair = Arc::new(ScreenPair { left: a.view(), right: b.view(), differing_cells: runs });
-    f.differences[before..].iter_mut().for_each(|d| d.screens = Some(Arc::clone(&pair)));
-    true
+    found
 }
 
 /// A row of a [`ScreenView`] cut into cells: each cell's first column
@@ -465,7 +549,7 @@ mod tests {
 
     fn diff(a: &str, b: &str) -> Findings {
         let mut f = Findings::default();
-        screens(&mut f, 0, &Shot::read(&frame(20, 4, a)), &Shot::read(&frame(20, 4, b)));
+        screens(&mut f, 0, &Shot::read(&frame(20, 4, a)), &Shot::read(&frame(20, 4, b)), true);
         f
     }
 

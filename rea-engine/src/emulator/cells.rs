@@ -516,23 +516,15 @@ impl Emulator {
         }
     }
 
-    /// Each visible row's cells as the screen shows them, into `rows`
-    /// (cleared first; its buffers are reused): the text of the cell (a
-    /// joined cell its whole text; the second cell of a wide character
-    /// nothing), its width in columns (0 for that second cell), and its pen.
-    pub(crate) fn visible_cells(&self, rows: &mut Vec<Vec<(String, u8, Pen)>>) {
-        let lines = self.term.screen().visible_lines();
-        rows.resize_with(lines.len(), Vec::new);
-        for (line, row) in lines.zip(rows.iter_mut()) {
-            row.clear();
-            for cell in line.cells() {
-                let mut text = String::new();
-                if cell.width() != 0 {
-                    self.clusters.push(cell.char(), &mut text);
-                }
-                row.push((text, cell.width(), *cell.pen()));
-            }
-        }
+    /// Whether any cell may hold a joined cell's stand-in: while none does,
+    /// a cell's character is its whole text.
+    pub(crate) fn has_joined(&self) -> bool {
+        !self.clusters.text.is_empty()
+    }
+
+    /// Appends the text a cell holding `c` shows (a joined cell's whole text).
+    pub(crate) fn cell_text(&self, c: char, out: &mut String) {
+        self.clusters.push(c, out);
     }
 
     /// avt's dump (escape sequences that rebuild the screen) with joined
