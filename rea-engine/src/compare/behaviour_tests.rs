@@ -384,7 +384,8 @@ fn the_screen_lens_reads_the_screens_at_segment_ends_and_lists_the_stream_withou
     let result = compare_records_with(&a, &b, None, screen_lens());
     let terminal = dimension(&result, "terminal");
     assert_eq!(terminal["status"], "changed", "{terminal}");
-    let paths: Vec<&str> = terminal["differences"].as_array().unwrap().iter().map(|d| d["path"].as_str().unwrap()).collect();
+    let paths: Vec<&str> =
+        terminal["differences"].as_array().unwrap().iter().map(|d| d["path"].as_str().unwrap()).collect();
     assert_eq!(paths, ["terminal.screens[0].rows[1]", "terminal.segments[0]"]);
     assert_eq!(terminal["differences"][1]["deciding"], false);
     let first = &result["first_divergence"];
@@ -425,4 +426,28 @@ fn under_the_screen_lens_an_omitted_state_leaves_the_final_screen_unknown_and_a_
     assert_eq!(status(&result, "terminal"), "truncated");
     assert_eq!(dimension(&result, "terminal")["differences"][0]["path"], "terminal.screens[0].rows[0]");
     assert_ne!(result["status"], "unchanged");
+}
+
+#[test]
+fn under_the_screen_lens_differences_past_the_listed_ones_are_counted_and_the_first_keeps_its_screens() {
+    // 30 segments whose screens all differ in one row.
+    let mut a = RecordBuilder::new();
+    let mut b = RecordBuilder::new();
+    for i in 0..30u64 {
+        a = a.rendered(i * 10, &[&format!("left {i}")]).input(i * 10 + 5, i * 10 + 5, "x");
+        b = b.rendered(i * 10, &[&format!("right {i}")]).input(i * 10 + 5, i * 10 + 5, "x");
+    }
+    let (a, b) = (a.exit(0).build(), b.exit(0).build());
+    let result = compare_records_with(&a, &b, None, screen_lens());
+    let terminal = dimension(&result, "terminal");
+    assert_eq!(terminal["status"], "changed");
+    let listed = terminal["differences"].as_array().unwrap();
+    assert_eq!(listed.len(), 20);
+    // The screens ending segments 0..=29 and the final screen (segment 30).
+    assert_eq!(terminal["differences_omitted"].as_u64().unwrap() + 20, 31, "{terminal}");
+    assert!(listed.iter().all(|d| d["left"]["text"].is_string() && d["deciding"].is_null()), "{terminal}");
+    assert_eq!(listed[19]["path"], "terminal.screens[19].rows[0]");
+    let first = &result["first_divergence"];
+    assert_eq!(first["left"]["text"], "left 0");
+    assert_eq!(first["screens"]["right"]["lines"][0], "right 0");
 }

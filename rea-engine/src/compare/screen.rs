@@ -33,8 +33,8 @@
 use std::sync::Arc;
 
 use avt::{Color, Pen};
-use serde_json::Value;
 use serde::Serialize;
+use serde_json::Value;
 
 use super::diff::{Findings, Location, MAX_DIFFERENCES, phase};
 use super::record::{CellAttribute, CellRun, ScreenPair, ScreenView};
