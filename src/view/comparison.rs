@@ -245,3 +245,45 @@ fn screen_row(screen: &ScreenView, row: usize, marked: &dyn Fn(usize) -> bool, s
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use rea_engine::compare::{CellRun, ScreenPair, ScreenView};
+    use rea_engine::evidence::ActiveBuffer;
+
+    use super::*;
+    use crate::view::Style;
+
+    fn screen(lines: &[&str]) -> ScreenView {
+        ScreenView {
+            columns: 6,
+            rows: 2,
+            cursor_x: 0,
+            cursor_y: 1,
+            cursor_visible: true,
+            active_buffer: ActiveBuffer::Normal,
+            lines: lines.iter().map(|l| (*l).to_owned()).collect(),
+        }
+    }
+
+    fn drawn(colour: bool) -> String {
+        let pair = ScreenPair {
+            left: screen(&["a\u{4e2d}b", "ok"]),
+            right: screen(&["a\u{4e2d}c", "ok"]),
+            differing_cells: vec![CellRun { row: 1, from: 4, to: 4 }],
+        };
+        let mut page = Page::new(Style::new(colour));
+        side_by_side(&mut page, &pair);
+        page.text
+    }
+
+    #[test]
+    fn two_screens_side_by_side_mark_the_differing_cells() {
+        // A wide character takes two columns; the marker line sits under the cell.
+        let plain = drawn(false);
+        assert!(plain.contains("  │a\u{4e2d}b  │ │a\u{4e2d}c  │\n      ^        ^\n  │ok    │ │ok    │\n"), "{plain}");
+        let coloured = drawn(true);
+        assert!(coloured.contains("  │a\u{4e2d}\u{1b}[7;31mb\u{1b}[0m  │"), "{coloured}");
+        assert!(!coloured.contains('^'), "{coloured}");
+    }
+}

@@ -9,7 +9,9 @@
 //! - `unknown` while the dimension shows a change (`changed`, `added`,
 //!   `removed`): keep it, a seen change is never hidden;
 //! - otherwise, when the trace covers every observed source of the dimension,
-//!   `unchanged` for `equivalent` and `unknown` for `unknown`; else keep it.
+//!   `unchanged` for `equivalent` and `unknown` for `unknown`; else keep it;
+//!   except that under the screen lens a `truncated` or `unknown` terminal
+//!   stays as it is (a screen that is not known prevents an `unchanged`).
 //!
 //! Coverage: terminal needs `terminal_raw` when either side has raw chunks
 //! (retained or omitted) and `terminal_rendered` when either side has
