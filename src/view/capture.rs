@@ -3,6 +3,7 @@
 
 use rea_engine::evidence::{
     CaptureRecord, Cleanup, ExitReason, FileEffect, FileState, Frame, JournalCollection, RenderedFrame, ScreenBefore,
+    WaitCondition, WaitOutcome, WaitRecord,
 };
 use rea_engine::report::{CommittedScenario, JournalOrder, command_line, escape_excerpt, exit_summary, iso8601_ms};
 
@@ -170,8 +171,11 @@ fn timeline(page: &mut Page, record: &CaptureRecord) {
     let journal = JournalOrder::of(record);
     let mut entries = output_entries(page.style(), &record.frames, &journal);
     entries.extend(interaction_entries(page.style(), record, &journal));
+    // Capture order is the truth (output times are bucketed, event times
+    // are not, so sorting by time can show an echo before its input).
+    entries.sort_by_key(|e| (e.order, e.at_ms));
     let finalization = record.exit.finalization.as_ref();
-    entries.extend(finalization.iter().flat_map(|f| &f.signals).map(|receipt| Entry {
+    let signals = finalization.iter().flat_map(|f| &f.signals).map(|receipt| Entry {
         at_ms: receipt.sent_at_ms,
         order: u64::MAX,
         text: format!(
@@ -180,8 +184,13 @@ fn timeline(page: &mut Page, record: &CaptureRecord) {
             receipt.delivery,
             receipt.reason.as_ref().map(|r| format!(": {r}")).unwrap_or_default()
         ),
-    }));
-    entries.sort_by_key(|e| (e.at_ms, e.order));
+    });
+    // Finalization signals are not journaled: each goes before the first
+    // entry recorded after it was sent.
+    for signal in signals {
+        let at = entries.iter().position(|e| e.at_ms > signal.at_ms).unwrap_or(entries.len());
+        entries.insert(at, signal);
+    }
     for entry in &entries {
         page.line(&format!("  {:>7} ms  {}", entry.at_ms, entry.text));
     }
@@ -224,10 +233,11 @@ fn interaction_entries(style: Style, record: &CaptureRecord, journal: &JournalOr
             let data = escape_excerpt(&event.data, EXCERPT_CHARS);
             let outcome = style.status(event.outcome.as_str());
             let reason = event.reason.as_ref().map(|r| format!(": {r}")).unwrap_or_default();
-            let when = match (event.scheduled_at_ms, event.query) {
-                (Some(scheduled), _) => format!("scheduled {scheduled} ms"),
-                (None, Some(query)) => format!("reply to {query}"),
-                (None, None) => "not scheduled".to_owned(),
+            let when = match (event.scheduled_at_ms, event.query, event.wait.as_ref()) {
+                (scheduled, _, Some(wait)) => waited(scheduled, wait),
+                (Some(scheduled), _, None) => format!("scheduled {scheduled} ms"),
+                (None, Some(query), None) => format!("reply to {query}"),
+                (None, None, None) => "not scheduled".to_owned(),
             };
             Entry {
                 at_ms: event.dispatched_at_ms,
@@ -236,6 +246,30 @@ fn interaction_entries(style: Style, record: &CaptureRecord, journal: &JournalOr
             }
         })
         .collect()
+}
+
+/// What an event waited for and how the wait ended, e.g. `waited for
+/// screen_contains "$" up to 5000 ms, met at 412 ms`.
+fn waited(not_before: Option<u64>, wait: &WaitRecord) -> String {
+    let condition = match &wait.condition {
+        WaitCondition::QuietMs(ms) => format!("{ms} ms of quiet"),
+        WaitCondition::ScreenContains(text)
+        | WaitCondition::ScreenMatches(text)
+        | WaitCondition::OutputContains(text)
+        | WaitCondition::OutputMatches(text) => {
+            format!("{} \"{}\"", wait.condition.key(), escape_excerpt(text, EXCERPT_CHARS))
+        }
+    };
+    let within = wait.timeout_ms.map(|ms| format!(" up to {ms} ms")).unwrap_or_default();
+    let ended = match (wait.outcome, wait.satisfied_at_ms) {
+        (WaitOutcome::Satisfied, Some(at)) => format!("met at {at} ms"),
+        (WaitOutcome::Satisfied, None) => "met".to_owned(),
+        (WaitOutcome::TimedOut, _) => "timed out".to_owned(),
+        (WaitOutcome::TargetExited, _) => "the program ended first".to_owned(),
+        (WaitOutcome::NotStarted, _) => "never started".to_owned(),
+    };
+    let floor = not_before.map(|ms| format!(", not before {ms} ms")).unwrap_or_default();
+    format!("waited for {condition}{within}{floor}, {ended}")
 }
 
 fn filesystem(page: &mut Page, record: &CaptureRecord, scenario: &CommittedScenario) {

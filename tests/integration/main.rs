@@ -29,4 +29,5 @@ mod tools;
 #[cfg_attr(feature = "force-stub", expect(dead_code, reason = "the stub tests use only rea_bin"))]
 mod util;
 mod view_golden;
+mod waits;
 mod walkthrough;

@@ -250,8 +250,9 @@ fn a_secret_is_in_no_byte_the_mcp_server_writes() {
     let (mut server, _) = Server::start(Some(work.path()));
     let scenario = json!({
         "executable": "sh",
-        "arguments": ["-c", "read pw; echo \"got $pw\""],
-        "events": [{"type": "input", "at_ms": 300, "data": format!("{SECRET}\r"), "sensitive": true}],
+        "arguments": ["-c", "printf 'pw? '; read pw; echo \"got $pw\""],
+        // Over MCP too, the input waits for its prompt, and stays redacted.
+        "events": [{"type": "input", "wait_for": {"output_contains": "pw? "}, "data": format!("{SECRET}\r"), "sensitive": true}],
         "timeout_ms": 15_000,
     });
     let captured = server.call(
@@ -268,6 +269,12 @@ fn a_secret_is_in_no_byte_the_mcp_server_writes() {
     let marker = format!("<redacted-input:{}-bytes>", SECRET.len() + 1);
     let text = read["result"]["contents"][0]["text"].as_str().expect("the resource's text");
     assert!(text.contains(&format!("got {marker}")), "the program's echo is shown as the marker: {text}");
+    let stored: Value = serde_json::from_str(text).expect("the resource is JSON");
+    let wait = &stored["normalized_result"]["interaction_events"][0]["wait"];
+    assert_eq!(
+        *wait,
+        json!({"condition": {"output_contains": "pw? "}, "satisfied_at_ms": wait["satisfied_at_ms"], "outcome": "satisfied"})
+    );
     let compared = server.call(
         5,
         "tools/call",

@@ -15,10 +15,10 @@ use super::run::RunOutcome;
 use super::sampler::{MAX_SAMPLED_COMMAND_BYTES, RawSample, SamplerResult};
 use super::terminal::{TerminalOutput, TerminalRecorder};
 use crate::evidence::{
-    CAPTURE_SCHEMA_VERSION, CaptureRecord, Cleanup, CleanupOutcome, Exit, ExitReason, Finalization, JournalCollection,
-    JournalEntry, Manifest, PROVIDER_VERSION, ProcessExit, ProcessSample, ProcessTruncation,
-    RenderedTerminalTruncation, ResidualUnknown, SealedCapture, Settlement, SettlementState, TruncationDetails,
-    UnverifiedProcess, architecture_name, digest, now_iso8601, seal_capture_typed,
+    CAPTURE_SCHEMA_VERSION, CaptureRecord, Cleanup, CleanupOutcome, Exit, ExitReason, Finalization, InteractionEvent,
+    InteractionKind, InteractionOutcome, JournalCollection, JournalEntry, Manifest, PROVIDER_VERSION, ProcessExit,
+    ProcessSample, ProcessTruncation, RenderedTerminalTruncation, ResidualUnknown, SealedCapture, Settlement,
+    SettlementState, TruncationDetails, UnverifiedProcess, architecture_name, digest, now_iso8601, seal_capture_typed,
 };
 use crate::evidence::{OwnedGroupOutcome, ProcessCoverage, RendererOutcome, ResidualScope, TemporaryRootOutcome};
 use crate::host::ExitStatus;
@@ -150,6 +150,7 @@ impl Assembly<'_> {
         let filesystem_effects = if selected { crate::fs::effects(&before, &after) } else { Vec::new() };
         let sampling_partial = sampled.limit_reached || sampled.failures > 0;
         let mut limitations = limitations(sampling_partial, &t, redaction, verdict.cleanup.unverified_processes.len());
+        limitations.extend(script_limitation(&t.interaction_events));
         process_limitations(&mut limitations, &processes, sampling_partial);
         let truncation_details = TruncationDetails {
             raw_terminal: t.raw,
@@ -446,6 +447,22 @@ fn unlisted_limitation(unverified: usize) -> Option<String> {
              cleanup.unverified_processes lists the first {MAX_LISTED_UNVERIFIED_PROCESSES} by PID."
         )
     })
+}
+
+/// The limitation saying the scenario's script did not complete, when a
+/// wait timed out: which event, what it waited for, how many events after
+/// it were not dispatched.
+pub(super) fn script_limitation(events: &[InteractionEvent]) -> Option<String> {
+    let scripted = || events.iter().filter(|e| e.kind != InteractionKind::TerminalReply);
+    let (index, event) = scripted().enumerate().find(|(_, e)| e.outcome == InteractionOutcome::WaitTimedOut)?;
+    let waited = event.wait.as_ref().map_or_else(String::new, |w| {
+        let within = w.timeout_ms.map_or_else(|| "until the deadline".to_owned(), |ms| format!("for {ms} ms"));
+        format!(" for {} {within}", w.condition.describe())
+    });
+    let skipped = scripted().filter(|e| e.outcome == InteractionOutcome::NotDispatched).count();
+    Some(format!(
+        "The scenario's script did not complete: events[{index}] waited{waited} and timed out; {skipped} later event(s) were not dispatched."
+    ))
 }
 
 /// The cleanup outcome.

@@ -4,14 +4,17 @@
 
 use std::collections::VecDeque;
 use std::io;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
-use super::clock::after;
+use super::clock::{add_ms, after};
 use super::deadline::DeliveryTask;
 use super::owned::{Delivery, deliver_bounded};
 use super::parts::{Context, Observation, Owned};
-use super::render::{PinRef, TerminalReply};
-use crate::evidence::{InteractionEvent, InteractionKind, InteractionOutcome, ScreenBefore};
+use super::render::{PinRef, ScreenCondition, ScreenWatch, TerminalReply};
+use super::wait::{Decider, OutputMatcher, Waiting};
+use crate::evidence::{
+    InteractionEvent, InteractionKind, InteractionOutcome, ScreenBefore, WaitCondition, WaitOutcome, WaitRecord,
+};
 use crate::host::TermSize;
 use crate::scenario::Event;
 
@@ -37,6 +40,25 @@ pub(super) struct Dispatch {
     pub(super) pending_input: Option<PendingInput>,
     pub(super) pending_signal: Option<PendingSignal>,
     pub(super) replies: VecDeque<TerminalReply>,
+    /// The wait of `events[next_event]`, once it started.
+    waiting: Option<Waiting>,
+    /// When the previous event was dispatched (none yet: the next wait
+    /// starts at launch).
+    last_dispatch: Option<Instant>,
+    /// A wait timed out: the script stopped there.
+    stopped: bool,
+    /// The number of the latest screen watch.
+    watches: u64,
+}
+
+/// What a wait decided on this turn.
+enum WaitTurn {
+    /// Not yet.
+    Pending,
+    /// The condition held (and `at_ms` passed): dispatch with this record.
+    Ready(WaitRecord),
+    /// The wait's timeout passed; the event was recorded and the script stopped.
+    TimedOut,
 }
 
 /// A reply to a terminal query as an interaction event.
@@ -51,6 +73,7 @@ fn reply_event(reply: &TerminalReply, dispatched_at_ms: u64) -> InteractionEvent
         outcome: InteractionOutcome::Dispatched,
         reason: None,
         screen_before: ScreenBefore::NotRecorded,
+        wait: None,
     }
 }
 
@@ -67,23 +90,36 @@ fn event_data(event: &Event, observed: &Observation) -> (String, InteractionKind
     }
 }
 
-/// An event the run ended before dispatching.
-fn undelivered(event: &Event, at: u64, observed: &Observation) -> InteractionEvent {
+/// An event that was not dispatched (found so at `at`), with `outcome`
+/// and, if it had one, its wait's record.
+fn undelivered(
+    event: &Event,
+    at: u64,
+    outcome: InteractionOutcome,
+    wait: Option<WaitRecord>,
+    observed: &Observation,
+) -> InteractionEvent {
     let data = match event {
         Event::Input { .. } => "<not-dispatched>".to_owned(),
         other => event_data(other, observed).0,
     };
     InteractionEvent {
         sequence: 0,
-        scheduled_at_ms: Some(event.at_ms()),
+        scheduled_at_ms: event.at_ms(),
         dispatched_at_ms: at,
         kind: event.interaction_kind(),
         data,
         query: None,
-        outcome: InteractionOutcome::TargetExited,
+        outcome,
         reason: None,
         screen_before: ScreenBefore::NotRecorded,
+        wait,
     }
+}
+
+/// The record of a wait that never started.
+fn not_started(event: &Event) -> Option<WaitRecord> {
+    event.wait_for().map(|w| WaitRecord::new(w, None, WaitOutcome::NotStarted))
 }
 
 impl Dispatch {
@@ -92,13 +128,134 @@ impl Dispatch {
         self.pending_input.is_none() && self.pending_signal.is_none()
     }
 
-    /// When the next scripted event is due, while nothing is in flight.
-    pub(super) fn next_due(&self, context: &Context<'_>) -> Option<Instant> {
+    /// When the loop must look at the next scripted event again, while
+    /// nothing is in flight: when it is due, or, while it waits, when its
+    /// timeout passes, when a quiet wait would hold, or when `at_ms` passes
+    /// after the condition held. Output and screen conditions wake the loop
+    /// through their sources.
+    pub(super) fn next_due(&self, context: &Context<'_>, observed: &Observation) -> Option<Instant> {
         let events = &context.request.resolved.scenario.events;
-        if !self.idle() {
+        if !self.idle() || self.stopped {
             return None;
         }
-        events.get(self.next_event).and_then(|e| context.clock.at(e.at_ms()))
+        let event = events.get(self.next_event)?;
+        let not_before = event.at_ms().and_then(|ms| context.clock.at(ms));
+        let Some(waiting) = self.waiting.as_ref() else { return not_before };
+        if waiting.satisfied.is_some() {
+            return not_before;
+        }
+        let quiet = waiting.quiet_at(observed.output_watch.last_output());
+        [waiting.timeout_at, quiet].into_iter().flatten().min()
+    }
+
+    /// A screen watch held after the read at `at`.
+    pub(super) fn screen_hit(&mut self, id: u64, at: Instant) {
+        if let Some(w) = self.waiting.as_mut()
+            && w.decider == Decider::Screen(id)
+            && w.satisfied.is_none()
+        {
+            w.satisfied = Some(at);
+        }
+    }
+
+    /// Starts the wait of `events[next_event]`, if it has one, from the
+    /// previous dispatch (or launch): its condition is handed to whatever
+    /// decides it.
+    fn arm(&mut self, now: Instant, context: &Context<'_>, observed: &mut Observation) {
+        let events = &context.request.resolved.scenario.events;
+        let Some(wait_for) = events.get(self.next_event).and_then(Event::wait_for) else { return };
+        let started = self.last_dispatch.unwrap_or(context.clock.launch);
+        let timeout_at = wait_for.timeout_ms.and_then(|ms| add_ms(started, ms));
+        let mut failure = None;
+        let decider = if let WaitCondition::QuietMs(ms) = wait_for.condition {
+            Decider::Quiet(Duration::from_millis(ms))
+        } else if let Some(matcher) = OutputMatcher::of(&wait_for.condition) {
+            observed.output_watch.arm(matcher.map_err(|e| failure = Some(e)).ok());
+            Decider::Output
+        } else {
+            self.watches += 1;
+            let condition = ScreenCondition::of(&wait_for.condition).map(|c| c.map_err(|e| failure = Some(e)).ok());
+            let watch = condition.flatten().map(|condition| ScreenWatch { id: self.watches, condition });
+            if watch.is_some() && !observed.recorder.watch_screen(watch, now, context.clock.ms(now)) {
+                failure = Some("no terminal renderer runs, so the screen cannot be watched".into());
+            }
+            Decider::Screen(self.watches)
+        };
+        self.waiting =
+            Some(Waiting { wait_for: wait_for.clone(), decider, started, timeout_at, satisfied: None, failure });
+    }
+
+    /// Stops whatever decides the current wait.
+    fn disarm(&mut self, now: Instant, context: &Context<'_>, observed: &mut Observation) {
+        if let Some(w) = self.waiting.take() {
+            match w.decider {
+                Decider::Output => observed.output_watch.arm(None),
+                Decider::Screen(_) if w.satisfied.is_none() => {
+                    observed.recorder.watch_screen(None, now, context.clock.ms(now));
+                }
+                Decider::Screen(_) | Decider::Quiet(_) => {}
+            }
+        }
+    }
+
+    /// Looks at the wait of `event` (started here if it was not yet).
+    fn wait_turn(
+        &mut self,
+        event: &Event,
+        now: Instant,
+        context: &Context<'_>,
+        observed: &mut Observation,
+    ) -> WaitTurn {
+        if self.waiting.is_none() {
+            self.arm(now, context, observed);
+        }
+        let Some(waiting) = self.waiting.as_mut() else { return WaitTurn::Pending };
+        if waiting.satisfied.is_none() {
+            waiting.satisfied = match waiting.decider {
+                Decider::Output => observed.output_watch.hit(),
+                Decider::Quiet(_) => waiting.quiet_at(observed.output_watch.last_output()).filter(|t| *t <= now),
+                Decider::Screen(_) => None,
+            };
+        }
+        if let Some(at) = waiting.satisfied {
+            if event.at_ms().and_then(|ms| context.clock.at(ms)).is_some_and(|t| now < t) {
+                return WaitTurn::Pending;
+            }
+            let record = WaitRecord::new(&waiting.wait_for, Some(context.clock.ms(at)), WaitOutcome::Satisfied);
+            self.disarm(now, context, observed);
+            return WaitTurn::Ready(record);
+        }
+        if waiting.failure.is_some() || observed.output_watch.failure().is_some() && waiting.decider == Decider::Output
+        {
+            let reason = waiting.failure.clone().or_else(|| observed.output_watch.failure().map(str::to_owned));
+            self.time_out(event, now, reason, context, observed);
+            return WaitTurn::TimedOut;
+        }
+        match waiting.timeout_at {
+            Some(t) if now >= t => {
+                self.time_out(event, t, None, context, observed);
+                WaitTurn::TimedOut
+            }
+            _ => WaitTurn::Pending,
+        }
+    }
+
+    /// Records `event` as `wait_timed_out` at `at` and stops the script.
+    fn time_out(
+        &mut self,
+        event: &Event,
+        at: Instant,
+        reason: Option<String>,
+        context: &Context<'_>,
+        observed: &mut Observation,
+    ) {
+        let wait = self.waiting.as_ref().map(|w| WaitRecord::new(&w.wait_for, None, WaitOutcome::TimedOut));
+        self.disarm(at, context, observed);
+        let mut record = undelivered(event, context.clock.ms(at), InteractionOutcome::WaitTimedOut, wait, observed);
+        record.reason = reason;
+        observed.record_now(record, &context.clock);
+        self.next_event += 1;
+        self.stopped = true;
     }
 
     /// Starts writing the next reply to a terminal query, when nothing else is written.
@@ -133,17 +290,25 @@ impl Dispatch {
         observed: &mut Observation,
     ) {
         let events = &context.request.resolved.scenario.events;
-        while self.idle() && self.next_event < events.len() {
+        while self.idle() && !self.stopped && self.next_event < events.len() {
             let event = &events[self.next_event];
-            let Some(due) = context.clock.at(event.at_ms()) else { break };
-            if now < due {
-                break;
-            }
+            let wait = match event.wait_for() {
+                Some(_) => match self.wait_turn(event, now, context, observed) {
+                    WaitTurn::Pending => break,
+                    WaitTurn::TimedOut => continue,
+                    WaitTurn::Ready(record) => Some(record),
+                },
+                // Validation gives every event without `wait_for` an `at_ms`.
+                None => match event.at_ms().and_then(|ms| context.clock.at(ms)) {
+                    Some(due) if now >= due => None,
+                    _ => break,
+                },
+            };
             self.next_event += 1;
             let (data, kind) = event_data(event, observed);
             let record = InteractionEvent {
                 sequence: 0,
-                scheduled_at_ms: Some(event.at_ms()),
+                scheduled_at_ms: event.at_ms(),
                 dispatched_at_ms: context.clock.ms(now),
                 kind,
                 data,
@@ -151,8 +316,12 @@ impl Dispatch {
                 outcome: InteractionOutcome::Dispatched,
                 reason: None,
                 screen_before: ScreenBefore::NotRecorded,
+                wait,
             };
             self.start(event, record, context, owned, observed);
+            // The next event's wait starts at this dispatch.
+            self.last_dispatch = Some(now);
+            self.arm(now, context, observed);
         }
     }
 
@@ -233,7 +402,16 @@ impl Dispatch {
     /// Records events not yet dispatched when the run ended as undeliverable.
     /// Replies not written before the end (the program had exited) are
     /// recorded `target_exited`, after the renderer parsed all output.
-    pub(super) async fn close(mut self, end: Instant, context: &Context<'_>, observed: &mut Observation) {
+    /// An event still waiting when a deadline ended the run (`by_deadline`)
+    /// timed out; after a timed-out wait, every later event is
+    /// `not_dispatched`.
+    pub(super) async fn close(
+        mut self,
+        end: Instant,
+        by_deadline: bool,
+        context: &Context<'_>,
+        observed: &mut Observation,
+    ) {
         let at = context.clock.ms(end);
         if let Some(p) = self.pending_input.take() {
             let mut e = p.event;
@@ -257,8 +435,25 @@ impl Dispatch {
             e.outcome = InteractionOutcome::TargetExited;
             observed.record_interaction(e, Some(reply.pin), Instant::now());
         }
-        for event in &context.request.resolved.scenario.events[self.next_event..] {
-            let record = undelivered(event, at, observed);
+        let events = &context.request.resolved.scenario.events;
+        if !self.stopped
+            && let Some(event) = events.get(self.next_event)
+            && let Some(waiting) = self.waiting.take()
+        {
+            let satisfied = waiting.satisfied.map(|t| context.clock.ms(t));
+            let (outcome, wait_outcome) = match satisfied {
+                Some(_) => (InteractionOutcome::TargetExited, WaitOutcome::Satisfied),
+                None if by_deadline => (InteractionOutcome::WaitTimedOut, WaitOutcome::TimedOut),
+                None => (InteractionOutcome::TargetExited, WaitOutcome::TargetExited),
+            };
+            let wait = Some(WaitRecord::new(&waiting.wait_for, satisfied, wait_outcome));
+            observed.record_now(undelivered(event, at, outcome, wait, observed), &context.clock);
+            self.stopped = outcome == InteractionOutcome::WaitTimedOut;
+            self.next_event += 1;
+        }
+        let outcome = if self.stopped { InteractionOutcome::NotDispatched } else { InteractionOutcome::TargetExited };
+        for event in &events[self.next_event..] {
+            let record = undelivered(event, at, outcome, not_started(event), observed);
             observed.record_now(record, &context.clock);
         }
     }

@@ -38,6 +38,7 @@ mod sampler;
 mod session;
 mod settle;
 pub mod terminal;
+mod wait;
 
 use std::sync::Arc;
 use std::time::Instant;

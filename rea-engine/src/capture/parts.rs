@@ -17,6 +17,7 @@ use super::render::{PinRef, RendererState};
 use super::request::CaptureRequest;
 use super::sampler::Sampler;
 use super::terminal::TerminalRecorder;
+use super::wait::OutputWatch;
 use crate::evidence::InteractionEvent;
 use crate::host::{BoxFuture, ExitStatus, Host, HostError};
 use crate::secrets::Secrets;
@@ -143,6 +144,8 @@ pub(super) struct Observation {
     pub(super) journal: Vec<(Instant, Collection, usize)>,
     /// The filesystem before launch.
     pub(super) before: Checkpoint,
+    /// The output side of the next event's wait, fed every read.
+    pub(super) output_watch: OutputWatch,
 }
 
 impl Observation {
@@ -190,6 +193,7 @@ impl Observation {
     pub(super) fn bytes(&mut self, bytes: &[u8], now: Instant, clock: &Clock) {
         let text = self.decoder.decode(bytes);
         self.recorder.invalid_utf8(self.decoder.take_invalid());
+        self.output_watch.text(&text, now);
         self.text(&text, now, clock);
     }
 
@@ -198,6 +202,7 @@ impl Observation {
         let tail = self.decoder.finish();
         self.recorder.invalid_utf8(self.decoder.take_invalid());
         if !tail.is_empty() {
+            self.output_watch.text(&tail, end);
             self.text(&tail, end, clock);
         }
     }

@@ -88,6 +88,7 @@ struct Wakes {
     wrote: Option<io::Result<usize>>,
     signal_done: Option<Delivery>,
     replies: Vec<TerminalReply>,
+    screen_hit: Option<(u64, Instant)>,
     deadlines: DeadlineWakes,
     timer: bool,
 }
@@ -100,6 +101,7 @@ impl Wakes {
             || self.wrote.is_some()
             || self.signal_done.is_some()
             || !self.replies.is_empty()
+            || self.screen_hit.is_some()
             || self.deadlines.any()
             || self.timer
     }
@@ -178,7 +180,7 @@ impl<'s, 'a> Running<'s, 'a> {
     fn arm_timer(&self, l: &mut Loop, now: Instant) {
         let mut next = l.last_heartbeat + HEARTBEAT;
         let wakes = l.deadlines.wake_times();
-        for t in std::iter::once(l.dispatch.next_due(self.context)).chain(wakes).flatten() {
+        for t in std::iter::once(l.dispatch.next_due(self.context, self.observed)).chain(wakes).flatten() {
             next = next.min(t);
         }
         if l.timer_at.is_none_or(|t| next < t || t <= now) {
@@ -202,6 +204,7 @@ impl<'s, 'a> Running<'s, 'a> {
                 w.read = ready(Pin::new(&mut terminal.reader).poll_read(cx, &mut l.buf));
             }
             w.replies = recorder.poll_replies(cx);
+            w.screen_hit = recorder.poll_screen_hit(cx);
             w.exited = ready(terminal.exit.as_mut().poll(cx));
             let writer = &mut terminal.writer;
             w.wrote = l
@@ -227,6 +230,9 @@ impl<'s, 'a> Running<'s, 'a> {
         }
         self.output(l, wakes.read, now).await;
         l.dispatch.replies.extend(wakes.replies);
+        if let Some((id, at)) = wakes.screen_hit {
+            l.dispatch.screen_hit(id, at);
+        }
         l.dispatch.progress(wakes.wrote, wakes.signal_done, self.observed);
         if let Some(why) = l.deadlines.delivered(wakes.deadlines, l.exit.is_some()) {
             l.exit_unobserved = Some(why);
@@ -314,7 +320,8 @@ impl<'s, 'a> Running<'s, 'a> {
         let finalization = deadlines.finish().await;
         let end = exit.map_or_else(Instant::now, |(_, at)| at);
         self.observed.end_of_stream(end, &self.context.clock);
-        dispatch.close(end, self.context, self.observed).await;
+        let by_deadline = matches!(reason, Some(ExitReason::Timeout | ExitReason::IdleTimeout));
+        dispatch.close(end, by_deadline, self.context, self.observed).await;
         self.observed.journal.push((end, Collection::Lifecycle, 0));
         RunOutcome {
             reason: reason.unwrap_or(ExitReason::Exited),

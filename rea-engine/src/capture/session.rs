@@ -31,6 +31,7 @@ use super::request::{CaptureRequest, child_environment};
 use super::run::{RunOutcome, Running};
 use super::sampler::Sampler;
 use super::terminal::TerminalRecorder;
+use super::wait::OutputWatch;
 use crate::evidence::SealedCapture;
 use crate::host::{HostError, PtyProcess, RunToken, SpawnSpec, TermSize};
 
@@ -217,6 +218,7 @@ fn observe(request: &CaptureRequest, run: &RunOwnership, temp: &tempfile::TempDi
         interactions: Vec::new(),
         journal: Vec::new(),
         before,
+        output_watch: OutputWatch::default(),
     }
 }
 

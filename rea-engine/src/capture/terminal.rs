@@ -24,7 +24,7 @@ use std::task::Context;
 use std::time::Instant;
 
 use super::normalize::{Normalized, Normalizer};
-use super::render::{PinRef, Rendered, Renderer, RendererState, TerminalReply};
+use super::render::{PinRef, Rendered, Renderer, RendererState, ScreenWatch, TerminalReply};
 use crate::evidence::{Frame, NormalizedTerminalTruncation, RawTerminalTruncation, ScreenBefore};
 
 /// Decodes a byte stream as UTF-8 across chunk boundaries.
@@ -197,6 +197,23 @@ impl TerminalRecorder {
     /// Replies to terminal queries ready to be written; `cx` is woken when one is.
     pub fn poll_replies(&mut self, cx: &mut Context<'_>) -> Vec<TerminalReply> {
         self.renderer.as_mut().map_or_else(Vec::new, |r| r.poll_replies(cx))
+    }
+
+    /// Starts (or, with `None`, stops) deciding a screen condition on the
+    /// screen from now on; `false` when there is no renderer to decide it.
+    pub fn watch_screen(&mut self, watch: Option<ScreenWatch>, at: Instant, elapsed_ms: u64) -> bool {
+        match self.renderer.as_mut() {
+            Some(r) => {
+                r.watch(watch, at, elapsed_ms);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The screen watch that held, if one did; `cx` is woken when one does.
+    pub fn poll_screen_hit(&mut self, cx: &mut Context<'_>) -> Option<(u64, Instant)> {
+        self.renderer.as_mut().and_then(|r| r.poll_hit(cx))
     }
 
     /// Waits until the renderer parsed everything handed over and returns

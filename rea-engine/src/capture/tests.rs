@@ -223,3 +223,107 @@ fn unreadable_rows_beyond_the_listed_bound_are_counted_not_listed() {
             cleanup.unverified_processes lists the first 1000 by PID."));
     assert!(world.delivered().is_empty());
 }
+
+/// What each scripted event became: its kind, data, outcome and wait outcome.
+fn waits(r: &CaptureRecord) -> Vec<(String, String, String)> {
+    let scripted = r.interaction_events.iter().filter(|e| e.kind != crate::evidence::InteractionKind::TerminalReply);
+    scripted
+        .map(|e| {
+            let wait = e.wait.as_ref().map_or("-", |w| w.outcome.as_str());
+            (e.data.clone(), e.outcome.as_str().to_owned(), wait.to_owned())
+        })
+        .collect()
+}
+
+#[test]
+fn each_wait_dispatches_its_event_when_the_output_it_waits_for_arrives() {
+    let world = FakeWorld::new();
+    world.write_output(b"name? ");
+    world.on_input(b"bob\r", b"bob\r\nhello bob\r\nage? ", None);
+    world.on_input(b"42\r", b"42\r\nsaved\r\n", None);
+    world.on_input(b"q\r", b"q\r\nbye\r\n", Some(ExitStatus::Code(0)));
+    let r = record(
+        &run(
+            &world,
+            json!({"executable": "sh", "settle_ms": 0, "timeout_ms": 60000, "events": [
+                {"type": "input", "wait_for": {"screen_contains": "name?"}, "data": "bob\r"},
+                {"type": "input", "wait_for": {"output_matches": "(?m)^age\\? $"}, "data": "42\r"},
+                {"type": "input", "wait_for": {"output_contains": "saved"}, "data": "q\r"}
+            ]}),
+        )
+        .unwrap(),
+    );
+    assert_eq!(world.input(), b"bob\r42\rq\r");
+    let s = |a: &str, b: &str, c: &str| (a.to_owned(), b.to_owned(), c.to_owned());
+    assert_eq!(
+        waits(&r),
+        [
+            s("bob\r", "dispatched", "satisfied"),
+            s("42\r", "dispatched", "satisfied"),
+            s("q\r", "dispatched", "satisfied")
+        ]
+    );
+    for e in &r.interaction_events {
+        let w = e.wait.as_ref().unwrap();
+        assert!(w.satisfied_at_ms.is_some_and(|t| t <= e.dispatched_at_ms), "{e:?}");
+        assert_eq!(e.scheduled_at_ms, None);
+    }
+    assert_eq!(r.exit.code, Some(0));
+    assert!(!r.limitations.iter().any(|l| l.contains("did not complete")), "{:?}", r.limitations);
+}
+
+#[test]
+fn output_that_came_before_the_previous_dispatch_does_not_satisfy_the_next_wait() {
+    let world = FakeWorld::new();
+    // "ready" is on screen from the start, but the second wait is on the
+    // output since the first event went out, which never says it again.
+    world.write_output(b"ready\r\n");
+    world.on_input(b"a\r", b"a\r\n", Some(ExitStatus::Code(0)));
+    let r = record(
+        &run(
+            &world,
+            json!({"executable": "sh", "settle_ms": 0, "timeout_ms": 60000, "events": [
+                {"type": "input", "wait_for": {"output_contains": "ready"}, "data": "a\r"},
+                {"type": "input", "wait_for": {"output_contains": "ready"}, "data": "b\r"}
+            ]}),
+        )
+        .unwrap(),
+    );
+    assert_eq!(world.input(), b"a\r");
+    let s = |a: &str, b: &str, c: &str| (a.to_owned(), b.to_owned(), c.to_owned());
+    assert_eq!(
+        waits(&r),
+        [s("a\r", "dispatched", "satisfied"), s("<not-dispatched>", "target_exited", "target_exited")]
+    );
+}
+
+#[test]
+fn a_timed_out_wait_sends_nothing_more_and_says_the_script_did_not_complete() {
+    let world = FakeWorld::new();
+    world.write_output(b"hello\r\n");
+    world.on_signal(SignalName::SIGTERM, Reaction::Exit(ExitStatus::Code(0)));
+    let r = record(
+        &run(
+            &world,
+            json!({"executable": "sh", "settle_ms": 0, "timeout_ms": 60000, "events": [
+                {"type": "input", "wait_for": {"screen_contains": "never", "timeout_ms": 20}, "data": "a\r"},
+                {"type": "input", "at_ms": 0, "data": "b\r"},
+                {"type": "signal", "wait_for": {"quiet_ms": 1}, "signal": "SIGTERM"}
+            ], "idle_timeout_ms": 200}),
+        )
+        .unwrap(),
+    );
+    assert!(world.input().is_empty(), "{:?}", world.input());
+    let s = |a: &str, b: &str, c: &str| (a.to_owned(), b.to_owned(), c.to_owned());
+    assert_eq!(
+        waits(&r),
+        [
+            s("<not-dispatched>", "wait_timed_out", "timed_out"),
+            s("<not-dispatched>", "not_dispatched", "-"),
+            s("SIGTERM", "not_dispatched", "not_started"),
+        ]
+    );
+    assert!(r.interaction_events[0].dispatched_at_ms >= 20);
+    let limitation = r.limitations.iter().find(|l| l.contains("did not complete")).expect("a limitation");
+    assert!(limitation.contains("events[0]") && limitation.contains("2 later event(s)"), "{limitation}");
+}

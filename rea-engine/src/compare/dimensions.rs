@@ -52,12 +52,38 @@ pub(super) fn interaction(l: &CaptureRecord, r: &CaptureRecord, tolerance: u64) 
                     f.field(&format!("{path}.scheduled_at_ms"), &x.scheduled_at_ms, &y.scheduled_at_ms, order);
                     let (p, q) = (x.dispatched_at_ms, y.dispatched_at_ms);
                     f.timing(&format!("{path}.dispatched_at_ms"), p, q, tolerance, order);
+                    wait(&mut f, &path, x, y, tolerance, order);
                 }
                 (x, y) => f.values(path, &x, &y, Some(Location::Index { segment, index: i }), order),
             }
         }
     }
     f
+}
+
+/// An event's wait: condition, timeout and outcome exactly; when both
+/// were satisfied, `satisfied_at_ms` within the tolerance.
+fn wait(
+    f: &mut Findings,
+    path: &str,
+    x: &InteractionEvent,
+    y: &InteractionEvent,
+    tolerance: u64,
+    order: (usize, u8, usize),
+) {
+    let path = format!("{path}.wait");
+    match (&x.wait, &y.wait) {
+        (Some(a), Some(b)) => {
+            f.field(&format!("{path}.condition"), &a.condition, &b.condition, order);
+            f.field(&format!("{path}.timeout_ms"), &a.timeout_ms, &b.timeout_ms, order);
+            f.field(&format!("{path}.outcome"), &a.outcome, &b.outcome, order);
+            match (a.satisfied_at_ms, b.satisfied_at_ms) {
+                (Some(p), Some(q)) => f.timing(&format!("{path}.satisfied_at_ms"), p, q, tolerance, order),
+                (p, q) => f.field(&format!("{path}.satisfied_at_ms"), &p, &q, order),
+            }
+        }
+        (a, b) => f.field(&path, a, b, order),
+    }
 }
 
 /// Code, signal, reason, finalization exit code and the ordered

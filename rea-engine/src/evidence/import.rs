@@ -382,9 +382,26 @@ fn check_interaction(e: &InteractionEvent, p: &str, rendered_frames: usize) -> R
     require(e.query.is_some() == reply, &format!("{p}.query"), || {
         if reply { "is required for a terminal_reply".into() } else { format!("is present on a {} event", e.kind) }
     })?;
-    require(e.scheduled_at_ms.is_none() == reply, &format!("{p}.scheduled_at_ms"), || {
-        if reply { "must be null for a terminal_reply".into() } else { format!("is null on a {} event", e.kind) }
+    // A scripted event that waited may have no `at_ms` (it was due when its
+    // condition held); every other scripted event has one.
+    let unscheduled_ok = reply || e.wait.is_some();
+    require(e.scheduled_at_ms.is_none() || !reply, &format!("{p}.scheduled_at_ms"), || {
+        "must be null for a terminal_reply".into()
     })?;
+    require(e.scheduled_at_ms.is_some() || unscheduled_ok, &format!("{p}.scheduled_at_ms"), || {
+        format!("is null on a {} event that did not wait", e.kind)
+    })?;
+    require(e.wait.is_none() || !reply, &format!("{p}.wait"), || "is present on a terminal_reply".into())?;
+    if let Some(w) = &e.wait {
+        let satisfied = w.outcome == WaitOutcome::Satisfied;
+        require(w.satisfied_at_ms.is_some() == satisfied, &format!("{p}.wait.satisfied_at_ms"), || {
+            if satisfied {
+                "is null on a satisfied wait".into()
+            } else {
+                format!("is set on a wait that {}", w.outcome)
+            }
+        })?;
+    }
     if let Some(n) = e.screen_before.frame() {
         require((n as usize) < rendered_frames, &format!("{p}.screen_before"), || {
             format!("{n} is outside rendered_frames ({rendered_frames} entries)")

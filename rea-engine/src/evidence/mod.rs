@@ -13,6 +13,7 @@ mod record;
 mod toon;
 mod toon_encode;
 pub(crate) mod vocabulary;
+mod wait;
 
 #[cfg(test)]
 mod identity_tests;

@@ -11,6 +11,10 @@ use serde_json::Value;
 
 pub use super::lines::ScreenLines;
 pub use super::vocabulary::*;
+pub use super::wait::{MAX_WAIT_TEXT_BYTES, WaitCondition, WaitFor, WaitOutcome, WaitRecord};
+
+/// The largest integer a JavaScript number represents exactly (2^53 - 1).
+pub const MAX_SAFE_INTEGER: u64 = 9_007_199_254_740_991;
 
 /// `schema_version` of the capture record this build writes and reads.
 pub const CAPTURE_SCHEMA_VERSION: u32 = 5;
@@ -241,6 +245,10 @@ pub struct InteractionEvent {
     /// The rendered frame the event saw (see [`ScreenBefore`]).
     #[serde(default, skip_serializing_if = "ScreenBefore::is_not_recorded")]
     pub screen_before: ScreenBefore,
+    /// The condition the event waited for and what became of the wait;
+    /// absent on events without `wait_for` and on replies.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wait: Option<WaitRecord>,
 }
 
 /// `interaction_events[].screen_before`: the screen an event saw.

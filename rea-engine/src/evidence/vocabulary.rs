@@ -123,6 +123,10 @@ vocabulary! {
         TargetExited = "target_exited",
         /// Delivery failed (see `reason`).
         Failed = "failed",
+        /// Not delivered: the condition it waited for did not hold in time.
+        WaitTimedOut = "wait_timed_out",
+        /// Not delivered: an earlier event's wait timed out, so the script stopped.
+        NotDispatched = "not_dispatched",
     }
 }
 

@@ -247,6 +247,7 @@ mod tests {
             outcome,
             reason: None,
             screen_before: ScreenBefore::NotRecorded,
+            wait: None,
         };
         let mut reply = event(3, 1700, InteractionKind::TerminalReply, "\u{1b}[2;1R", InteractionOutcome::Dispatched);
         (reply.scheduled_at_ms, reply.query) = (None, Some(TerminalQuery::CursorPosition));

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::Value;
 
-use super::model::{Event, Limits, Normalization, Pattern, ProcessObservation, Scenario, SignalName};
+use super::model::{Event, Limits, Normalization, Pattern, ProcessObservation, Scenario, SignalName, WaitFor};
 use super::resolve::ResolvedScenario;
 pub use crate::secrets::redacted_input;
 
@@ -61,27 +61,51 @@ impl<'a> NormalizationCommitment<'a> {
     }
 }
 
-/// One scheduled event as committed: a sensitive input's text replaced.
+/// When an event is due, as committed: `at_ms` (absent only beside a
+/// `wait_for`), then the wait, which is left out when there is none so
+/// scenarios without waits keep their identities.
+#[derive(Debug, Serialize)]
+struct Due<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    at_ms: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    wait_for: Option<&'a WaitFor>,
+}
+
+/// One scripted event as committed: a sensitive input's text replaced.
 #[derive(Debug, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 enum EventCommitment<'a> {
-    Input { at_ms: u64, data: Cow<'a, str>, sensitive: bool },
-    Resize { at_ms: u64, columns: u16, rows: u16 },
-    Signal { at_ms: u64, signal: SignalName },
+    Input {
+        #[serde(flatten)]
+        due: Due<'a>,
+        data: Cow<'a, str>,
+        sensitive: bool,
+    },
+    Resize {
+        #[serde(flatten)]
+        due: Due<'a>,
+        columns: u16,
+        rows: u16,
+    },
+    Signal {
+        #[serde(flatten)]
+        due: Due<'a>,
+        signal: SignalName,
+    },
 }
 
 impl<'a> EventCommitment<'a> {
     fn of(event: &'a Event) -> Self {
+        let due = Due { at_ms: event.at_ms(), wait_for: event.wait_for() };
         match event {
-            Event::Input { at_ms, data, sensitive } => EventCommitment::Input {
-                at_ms: *at_ms,
+            Event::Input { data, sensitive, .. } => EventCommitment::Input {
+                due,
                 data: if *sensitive { Cow::Owned(redacted_input(data.len())) } else { Cow::Borrowed(data) },
                 sensitive: *sensitive,
             },
-            Event::Resize { at_ms, columns, rows } => {
-                EventCommitment::Resize { at_ms: *at_ms, columns: *columns, rows: *rows }
-            }
-            Event::Signal { at_ms, signal } => EventCommitment::Signal { at_ms: *at_ms, signal: *signal },
+            Event::Resize { columns, rows, .. } => EventCommitment::Resize { due, columns: *columns, rows: *rows },
+            Event::Signal { signal, .. } => EventCommitment::Signal { due, signal: *signal },
         }
     }
 }

@@ -5,6 +5,7 @@ mod commit;
 mod model;
 mod resolve;
 mod validate;
+mod wait;
 
 #[cfg(test)]
 mod commit_golden_tests;
@@ -27,6 +28,7 @@ pub use commit::{
 pub use model::*;
 pub use resolve::{ResolveError, ResolvedScenario, Resolver};
 pub(crate) use validate::type_name;
+pub use wait::{output_dfa, screen_regex};
 
 use crate::error::{Category, UserError};
 use crate::input::{InputError, read_json_file};

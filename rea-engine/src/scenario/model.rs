@@ -12,8 +12,7 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-/// The largest integer a JavaScript number represents exactly (2^53 - 1).
-pub const MAX_SAFE_INTEGER: u64 = 9_007_199_254_740_991;
+pub use crate::evidence::{MAX_SAFE_INTEGER, MAX_WAIT_TEXT_BYTES, WaitCondition, WaitFor};
 /// Maximum number of `arguments`.
 pub const MAX_ARGUMENTS: usize = 256;
 /// Maximum number of `filesystem_observation_paths`.
@@ -91,11 +90,11 @@ pub const DEFAULT_TIME_BUCKET_MS: u64 = 10;
 /// Maximum `normalization.time_bucket_ms`.
 pub const MAX_TIME_BUCKET_MS: u64 = 60_000;
 /// Keys of an `input` event.
-pub const INPUT_EVENT_KEYS: &[&str] = &["type", "at_ms", "data", "sensitive"];
+pub const INPUT_EVENT_KEYS: &[&str] = &["type", "at_ms", "wait_for", "data", "sensitive"];
 /// Keys of a `resize` event.
-pub const RESIZE_EVENT_KEYS: &[&str] = &["type", "at_ms", "columns", "rows"];
+pub const RESIZE_EVENT_KEYS: &[&str] = &["type", "at_ms", "wait_for", "columns", "rows"];
 /// Keys of a `signal` event.
-pub const SIGNAL_EVENT_KEYS: &[&str] = &["type", "at_ms", "signal"];
+pub const SIGNAL_EVENT_KEYS: &[&str] = &["type", "at_ms", "wait_for", "signal"];
 /// Schema pattern of strings handed to the operating system, which cannot
 /// carry a NUL character.
 const NO_NUL: &str = "^[^\\x00]*$";
@@ -254,15 +253,22 @@ impl Default for Terminal {
     }
 }
 
-/// A scheduled interaction, `at_ms` milliseconds after launch.
+/// A scripted interaction: due `at_ms` milliseconds after launch, or, with
+/// `wait_for`, as soon as its condition holds (and not before `at_ms`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Event {
     /// Write text to the terminal as UTF-8 bytes.
+    #[schemars(extend("anyOf" = [{"required": ["at_ms"]}, {"required": ["wait_for"]}]))]
     Input {
-        /// Milliseconds after launch.
-        #[schemars(range(max = MAX_SAFE_INTEGER))]
-        at_ms: u64,
+        /// Milliseconds after launch; with `wait_for`, optional and "not before".
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schemars(with = "u64", range(max = MAX_SAFE_INTEGER))]
+        at_ms: Option<u64>,
+        /// Dispatch only once this condition holds (see [`WaitFor`]).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schemars(with = "WaitFor")]
+        wait_for: Option<WaitFor>,
         /// The text to write, at most 4096 UTF-8 bytes (262144 across all
         /// input events).
         #[schemars(length(max = MAX_INPUT_DATA_BYTES))]
@@ -274,10 +280,16 @@ pub enum Event {
         sensitive: bool,
     },
     /// Change the terminal size; scrollback stays as configured.
+    #[schemars(extend("anyOf" = [{"required": ["at_ms"]}, {"required": ["wait_for"]}]))]
     Resize {
-        /// Milliseconds after launch.
-        #[schemars(range(max = MAX_SAFE_INTEGER))]
-        at_ms: u64,
+        /// Milliseconds after launch; with `wait_for`, optional and "not before".
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schemars(with = "u64", range(max = MAX_SAFE_INTEGER))]
+        at_ms: Option<u64>,
+        /// Dispatch only once this condition holds (see [`WaitFor`]).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schemars(with = "WaitFor")]
+        wait_for: Option<WaitFor>,
         /// New width in cells.
         #[schemars(range(min = 1, max = MAX_TERMINAL_DIMENSION))]
         columns: u16,
@@ -286,20 +298,36 @@ pub enum Event {
         rows: u16,
     },
     /// Send a signal to the launched process (not to its descendants).
+    #[schemars(extend("anyOf" = [{"required": ["at_ms"]}, {"required": ["wait_for"]}]))]
     Signal {
-        /// Milliseconds after launch.
-        #[schemars(range(max = MAX_SAFE_INTEGER))]
-        at_ms: u64,
+        /// Milliseconds after launch; with `wait_for`, optional and "not before".
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schemars(with = "u64", range(max = MAX_SAFE_INTEGER))]
+        at_ms: Option<u64>,
+        /// Dispatch only once this condition holds (see [`WaitFor`]).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schemars(with = "WaitFor")]
+        wait_for: Option<WaitFor>,
         /// The signal to send.
         signal: SignalName,
     },
 }
 
 impl Event {
-    /// Milliseconds after launch at which the event is due.
-    pub fn at_ms(&self) -> u64 {
+    /// Milliseconds after launch at which the event is due (with
+    /// `wait_for`: not before which it is dispatched).
+    pub fn at_ms(&self) -> Option<u64> {
         match self {
             Event::Input { at_ms, .. } | Event::Resize { at_ms, .. } | Event::Signal { at_ms, .. } => *at_ms,
+        }
+    }
+
+    /// The condition the event waits for, if any.
+    pub fn wait_for(&self) -> Option<&WaitFor> {
+        match self {
+            Event::Input { wait_for, .. } | Event::Resize { wait_for, .. } | Event::Signal { wait_for, .. } => {
+                wait_for.as_ref()
+            }
         }
     }
 

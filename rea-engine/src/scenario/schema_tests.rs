@@ -74,9 +74,19 @@ fn each_schema(pointer: &str, schema: &Value, f: &mut dyn FnMut(&str, &serde_jso
 fn schema_is_strict_bounded_and_documented() {
     let schema = json_schema();
     let mut problems = Vec::new();
+    // `wait_for` is one condition beside an optional timeout: the object is
+    // closed by `unevaluatedProperties: false`, its branches (one condition
+    // each) by that. Its timeout has no default value (absent: up to the
+    // scenario's deadline, as its description says).
+    let wait_for = &schema["$defs"]["WaitFor"];
+    assert_eq!(wait_for["unevaluatedProperties"], Value::Bool(false), "{wait_for}");
+    let no_default = ["/$defs/WaitFor/properties/timeout_ms"];
     each_schema("", &schema, &mut |pointer, map| {
         let has_type = |t: &str| map.get("type").and_then(Value::as_str) == Some(t);
-        if map.contains_key("properties") && map.get("additionalProperties") != Some(&Value::Bool(false)) {
+        let closed = map.get("additionalProperties") == Some(&Value::Bool(false))
+            || map.get("unevaluatedProperties") == Some(&Value::Bool(false))
+            || pointer.starts_with("/$defs/WaitFor/oneOf/");
+        if map.contains_key("properties") && !closed {
             problems.push(format!("{pointer}: an object with properties must set additionalProperties: false"));
         }
         if has_type("integer") && !(map.contains_key("minimum") && map.contains_key("maximum")) {
@@ -86,11 +96,25 @@ fn schema_is_strict_bounded_and_documented() {
             problems.push(format!("{pointer}: an array needs maxItems"));
         }
         if let Some(Value::Object(properties)) = map.get("properties") {
-            let required: Vec<&str> =
-                map.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
+            let listed = |m: &serde_json::Map<String, Value>| -> Vec<String> {
+                let names = m.get("required").and_then(Value::as_array).into_iter().flatten();
+                names.filter_map(Value::as_str).map(str::to_owned).collect()
+            };
+            let required = listed(map);
+            // Required in one of the alternatives of an `anyOf` (`at_ms` or `wait_for`).
+            let alternatives: Vec<String> = map
+                .get("anyOf")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_object)
+                .flat_map(listed)
+                .collect();
             for (name, property) in properties {
                 let is_tag = property.get("const").is_some();
-                if !required.contains(&name.as_str()) && property.get("default").is_none() && !is_tag {
+                let conditional = alternatives.contains(name)
+                    || no_default.contains(&format!("{pointer}/properties/{name}").as_str());
+                if !required.contains(name) && property.get("default").is_none() && !is_tag && !conditional {
                     problems.push(format!("{pointer}/properties/{name}: an optional property needs a default"));
                 }
                 if property.get("description").is_none() && !is_tag {
@@ -106,7 +130,9 @@ fn schema_is_strict_bounded_and_documented() {
     assert_eq!(tags, ["input", "resize", "signal"]);
     for variant in variants {
         let required = variant["required"].as_array().expect("each variant lists required keys");
-        assert!(required.contains(&"type".into()) && required.contains(&"at_ms".into()), "{variant}");
+        assert!(required.contains(&"type".into()), "{variant}");
+        // `at_ms` is required unless the event waits.
+        assert_eq!(variant["anyOf"], serde_json::json!([{"required": ["at_ms"]}, {"required": ["wait_for"]}]));
     }
     assert_eq!(schema["required"], serde_json::json!(["executable"]));
     assert_eq!(schema["$schema"], "https://json-schema.org/draft/2020-12/schema");

@@ -23,7 +23,7 @@ const REFERENCE_ONLY_KEYS: &[(&str, &str)] = &[
     ("checkpoints", "rea snapshots files before launch and after settlement only"),
     ("command_shims", "rea does not install command shims"),
     ("replay", "rea does not replay network traffic"),
-    ("reactive", "rea runs timed events only"),
+    ("reactive", "wait on output with `wait_for` on an event instead"),
     ("filesystem_roots", "the key is now `filesystem_observation_paths`"),
 ];
 
@@ -379,10 +379,21 @@ impl Validator {
                     None
                 }
             };
+            let waits = match event.get_mut("wait_for") {
+                Some(w) => {
+                    self.wait_for(&join_key(&path, "wait_for"), w, timeout);
+                    true
+                }
+                None => false,
+            };
             let at_path = join_key(&path, "at_ms");
             let at = match event.get_mut("at_ms") {
+                None if waits => None,
                 None => {
-                    self.issue(&at_path, "is required: milliseconds after launch at which the event is due");
+                    self.issue(
+                        &at_path,
+                        "is required unless the event has wait_for: milliseconds after launch at which the event is due",
+                    );
                     None
                 }
                 Some(v) => self.integer(&at_path, v, 0, MAX_SAFE_INTEGER),
@@ -472,6 +483,70 @@ impl Validator {
                     "input events hold {input_bytes} bytes of data together; at most {MAX_TOTAL_INPUT_BYTES} are allowed, so every capture stays importable"
                 ),
             );
+        }
+    }
+
+    /// An event's `wait_for`: exactly one condition, its text or
+    /// expression within bounds and compilable, and a timeout within the
+    /// scenario's.
+    fn wait_for(&mut self, path: &str, value: &mut Value, timeout: Option<u64>) {
+        let Some(map) = self.object(path, value) else { return };
+        let mut allowed = WaitCondition::KEYS.to_vec();
+        allowed.push("timeout_ms");
+        self.unknown_keys(path, map, &allowed);
+        let present: Vec<&str> = WaitCondition::KEYS.into_iter().filter(|k| map.contains_key(*k)).collect();
+        match present.as_slice() {
+            [] => self.issue(path, format!("needs one condition: one of {}", WaitCondition::KEYS.join(", "))),
+            [key] => {
+                let key = *key;
+                if let Some(v) = map.get_mut(key) {
+                    self.wait_condition(&join_key(path, key), key, v, timeout);
+                }
+            }
+            many => self.issue(
+                path,
+                format!("has {} conditions ({}); an event waits for exactly one", many.len(), many.join(", ")),
+            ),
+        }
+        if let Some(v) = map.get_mut("timeout_ms") {
+            let p = join_key(path, "timeout_ms");
+            if let (Some(ms), Some(t)) = (self.integer(&p, v, 1, MAX_SAFE_INTEGER), timeout)
+                && ms > t
+            {
+                self.issue(
+                    &p,
+                    format!("{ms} is after timeout_ms ({t}); a wait ends at the scenario's deadline anyway"),
+                );
+            }
+        }
+    }
+
+    /// One condition of a `wait_for`.
+    fn wait_condition(&mut self, path: &str, key: &str, value: &mut Value, timeout: Option<u64>) {
+        if key == "quiet_ms" {
+            if let (Some(ms), Some(t)) = (self.integer(path, value, 1, MAX_SAFE_INTEGER), timeout)
+                && ms >= t
+            {
+                self.issue(
+                    path,
+                    format!("{ms} is not below timeout_ms ({t}); the program could never be quiet that long"),
+                );
+            }
+            return;
+        }
+        let Some(text) = self.string(path, value, true, false) else { return };
+        if text.len() > MAX_WAIT_TEXT_BYTES {
+            let n = text.len();
+            self.issue(path, format!("has {n} UTF-8 bytes; at most {MAX_WAIT_TEXT_BYTES} are allowed"));
+            return;
+        }
+        let compiled = match key {
+            "screen_matches" => super::wait::screen_regex(text).map(drop),
+            "output_matches" => super::wait::output_dfa(text).map(drop),
+            _ => Ok(()),
+        };
+        if let Err(why) = compiled {
+            self.issue(path, format!("is not a usable regular expression: {why}"));
         }
     }
 

@@ -70,6 +70,34 @@ struct World {
     generations: HashMap<u32, u64>,
     reuse_after_verify: Vec<u32>,
     proofs: HashMap<u32, Proof>,
+    dialogue: VecDeque<Line>,
+}
+
+/// One turn of a scripted dialogue: when the input written so far ends
+/// with `after`, the process writes `reply` (and exits, with `exit`).
+struct Line {
+    after: Vec<u8>,
+    reply: Vec<u8>,
+    exit: Option<ExitStatus>,
+}
+
+impl World {
+    /// Plays the dialogue's next turns that the input written so far calls for.
+    fn answer_input(&mut self) {
+        while self.dialogue.front().is_some_and(|l| self.input.ends_with(&l.after)) {
+            let Some(line) = self.dialogue.pop_front() else { break };
+            self.output.push_back(line.reply);
+            if let Some(waker) = self.output_waker.take() {
+                waker.wake();
+            }
+            if let Some(status) = line.exit {
+                self.exit = Some(status);
+                if let Some(waker) = self.exit_waker.take() {
+                    waker.wake();
+                }
+            }
+        }
+    }
 }
 
 /// A scripted host.
@@ -94,6 +122,13 @@ impl FakeWorld {
                 waker.wake();
             }
         });
+    }
+
+    /// When the input written so far ends with `after`, the process writes
+    /// `reply`, and exits with `exit` when given; turns are played in the
+    /// order they were added.
+    pub fn on_input(&self, after: &[u8], reply: &[u8], exit: Option<ExitStatus>) {
+        self.with(|w| w.dialogue.push_back(Line { after: after.to_vec(), reply: reply.to_vec(), exit }));
     }
 
     /// The process exits with `status`.
@@ -320,7 +355,10 @@ struct FakeInput(FakeWorld);
 
 impl AsyncWrite for FakeInput {
     fn poll_write(self: Pin<&mut Self>, _cx: &mut Context<'_>, buf: &[u8]) -> Poll<std::io::Result<usize>> {
-        self.0.with(|w| w.input.extend_from_slice(buf));
+        self.0.with(|w| {
+            w.input.extend_from_slice(buf);
+            w.answer_input();
+        });
         Poll::Ready(Ok(buf.len()))
     }
     fn poll_flush(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {

@@ -29,6 +29,7 @@ use crate::evidence::{
     digest,
 };
 use crate::evidence::{OwnedGroupOutcome, ProcessCoverage, RendererOutcome, ResidualScope, TemporaryRootOutcome};
+use crate::evidence::{WaitOutcome, WaitRecord};
 use crate::scenario::{
     Event, ResolvedScenario, Resolver, comparison_contract, normalization_projection, parse_scenario, redacted_input,
     scenario_commitment,
@@ -65,16 +66,19 @@ fn interaction(sequence: usize, event: &Event) -> InteractionEvent {
         Event::Resize { columns, rows, .. } => (InteractionKind::Resize, format!("{columns}x{rows}")),
         Event::Signal { signal, .. } => (InteractionKind::Signal, signal.as_str().to_owned()),
     };
+    let at = event.at_ms().unwrap_or(0);
+    let wait = event.wait_for().map(|w| WaitRecord::new(w, Some(at), WaitOutcome::Satisfied));
     InteractionEvent {
         sequence: sequence as u64,
-        scheduled_at_ms: Some(event.at_ms()),
-        dispatched_at_ms: event.at_ms() + 1,
+        scheduled_at_ms: event.at_ms(),
+        dispatched_at_ms: at + 1,
         kind,
         data,
         query: None,
         outcome: InteractionOutcome::Dispatched,
         reason: None,
         screen_before: crate::evidence::ScreenBefore::NotRecorded,
+        wait,
     }
 }
 

@@ -60,7 +60,8 @@ use super::normalize::Normalizer;
 /// The emulator lives below the capture (the comparison's screen lens
 /// replays recorded states into it); the renderer's modules name it here.
 use crate::emulator::{cells, csi};
-use crate::evidence::{RenderedFrame, RenderedTerminalTruncation, ScreenBefore, TerminalQuery};
+use crate::evidence::{RenderedFrame, RenderedTerminalTruncation, ScreenBefore, TerminalQuery, WaitCondition};
+use crate::scenario::screen_regex;
 use crate::secrets::ScreenSecrets;
 
 /// Most pending text, in bytes, before the run loop stops reading the PTY.
@@ -77,6 +78,8 @@ enum Mark {
     Pin { at: Instant, at_ms: u64 },
     /// Text that was not admitted ended here (read at that time): no state is due.
     Read { at: Instant, at_ms: u64 },
+    /// A wait on the screen starts here (or stops, with no watch).
+    Watch { watch: Option<ScreenWatch>, at: Instant, at_ms: u64 },
 }
 
 impl Mark {
@@ -86,7 +89,8 @@ impl Mark {
             Mark::State { at, at_ms }
             | Mark::Resize { at, at_ms, .. }
             | Mark::Pin { at, at_ms }
-            | Mark::Read { at, at_ms } => (at, at_ms),
+            | Mark::Read { at, at_ms }
+            | Mark::Watch { at, at_ms, .. } => (at, at_ms),
         }
     }
 }
@@ -117,6 +121,8 @@ struct Queue {
     waker: Option<Waker>,
     /// Replies not yet taken by the run loop.
     replies: Vec<TerminalReply>,
+    /// The screen watch that held, and the time of the read after which it did.
+    hit: Option<(u64, Instant)>,
 }
 
 #[derive(Debug, Default)]
@@ -153,6 +159,43 @@ pub struct TerminalReply {
     pub data: String,
     /// The screen when the query was seen.
     pub pin: PinRef,
+}
+
+/// A condition on the screen (`wait_for.screen_contains` or
+/// `screen_matches`) that the thread decides after each read.
+#[derive(Debug)]
+pub enum ScreenCondition {
+    /// The screen's text contains this.
+    Contains(String),
+    /// The screen's text matches this.
+    Matches(regex::Regex),
+}
+
+impl ScreenCondition {
+    /// The screen condition of a wait; `None` for any other condition.
+    pub fn of(condition: &WaitCondition) -> Option<Result<ScreenCondition, String>> {
+        match condition {
+            WaitCondition::ScreenContains(text) => Some(Ok(ScreenCondition::Contains(text.clone()))),
+            WaitCondition::ScreenMatches(pattern) => Some(screen_regex(pattern).map(ScreenCondition::Matches)),
+            _ => None,
+        }
+    }
+
+    fn holds(&self, screen: &str) -> bool {
+        match self {
+            ScreenCondition::Contains(text) => screen.contains(text.as_str()),
+            ScreenCondition::Matches(re) => re.is_match(screen),
+        }
+    }
+}
+
+/// A screen condition under the number the run loop knows it by.
+#[derive(Debug)]
+pub struct ScreenWatch {
+    /// The run loop's number for this wait.
+    pub id: u64,
+    /// What must hold.
+    pub condition: ScreenCondition,
 }
 
 /// The size and limits a renderer starts with.
@@ -250,6 +293,12 @@ struct Worker {
     reply_pins: Vec<Target>,
     shared: Arc<Shared>,
     secrets: ScreenSecrets,
+    /// The screen condition being waited for.
+    watch: Option<ScreenWatch>,
+    /// The screen changed since the watch was last checked.
+    watch_stale: bool,
+    /// Reused buffer for the screen's text.
+    watch_text: String,
 }
 
 impl Worker {
@@ -266,6 +315,30 @@ impl Worker {
             reply_pins: Vec::new(),
             shared,
             secrets: settings.secrets.clone(),
+            watch: None,
+            watch_stale: false,
+            watch_text: String::new(),
+        }
+    }
+
+    /// Checks the watched condition on the screen as it is after the text
+    /// read at `at`; when it holds, hands the run loop the hit.
+    fn check_watch(&mut self, at: Instant) {
+        let Some(watch) = self.watch.as_ref() else { return };
+        if !self.watch_stale {
+            return;
+        }
+        self.watch_stale = false;
+        self.screen.visible_text(&mut self.watch_text);
+        if !watch.condition.holds(&self.watch_text) {
+            return;
+        }
+        let id = watch.id;
+        self.watch = None;
+        let mut queue = self.shared.lock();
+        queue.hit = Some((id, at));
+        if let Some(w) = queue.waker.take() {
+            w.wake();
         }
     }
 
@@ -277,6 +350,7 @@ impl Worker {
             return;
         }
         self.drawn = true;
+        self.watch_stale = true;
         let mut start = 0;
         while let Some((end, query)) = self.scanner.as_mut().and_then(|s| s.next_query(text, start)) {
             self.screen.feed(&text[start..end]);
@@ -321,6 +395,7 @@ impl Worker {
     }
 
     fn mark(&mut self, mark: Mark) {
+        let (at, _) = mark.time();
         self.last = Some(mark.time());
         match mark {
             Mark::State { at, at_ms } => {
@@ -331,6 +406,7 @@ impl Worker {
                 self.screen.resize(columns, rows);
                 self.drawn = true;
                 self.dirty = false;
+                self.watch_stale = true;
                 self.log.offer(at, recorded(&mut self.screen, &self.secrets, at_ms), true);
             }
             Mark::Pin { at, at_ms } => {
@@ -338,7 +414,13 @@ impl Worker {
                 self.event_pins.push(target);
             }
             Mark::Read { .. } => {}
+            Mark::Watch { watch, .. } => {
+                // A new wait looks at the screen as it is when it starts.
+                self.watch = watch;
+                self.watch_stale = true;
+            }
         }
+        self.check_watch(at);
     }
 
     /// Feeds the text before `mark` (read at its time), then applies it.
@@ -356,7 +438,8 @@ impl Worker {
         let mut marks = batch.marks.drain(..).peekable();
         while let Some((offset, mark)) = marks.next() {
             reads.push((offset - from, mark.time()));
-            if matches!(mark, Mark::Read { .. }) && marks.peek().is_some() {
+            // While a screen condition is watched, each read is checked on its own.
+            if matches!(mark, Mark::Read { .. }) && marks.peek().is_some() && self.watch.is_none() {
                 continue;
             }
             self.feed(&batch.text[from..offset], &reads);
@@ -417,6 +500,8 @@ pub struct Renderer {
     shared: Arc<Shared>,
     settings: RenderSettings,
     pins: usize,
+    /// A screen watch was handed over and has not held yet.
+    watching: bool,
 }
 
 impl std::fmt::Debug for Renderer {
@@ -435,7 +520,7 @@ impl Renderer {
             Ok(handle) => Mode::Thread(handle),
             Err(_) => Mode::Inline(Box::new(Worker::new(&settings, normalizer, Arc::clone(&shared)))),
         };
-        Renderer { mode: Some(mode), shared, settings, pins: 0 }
+        Renderer { mode: Some(mode), shared, settings, pins: 0, watching: false }
     }
 
     /// A renderer doing its work on the caller's thread.
@@ -443,7 +528,7 @@ impl Renderer {
     pub(crate) fn inline(settings: RenderSettings, normalizer: Normalizer) -> Renderer {
         let shared = Arc::new(Shared::default());
         let worker = Worker::new(&settings, normalizer, Arc::clone(&shared));
-        Renderer { mode: Some(Mode::Inline(Box::new(worker))), shared, settings, pins: 0 }
+        Renderer { mode: Some(Mode::Inline(Box::new(worker))), shared, settings, pins: 0, watching: false }
     }
 
     /// Appends text and the mark after it.
@@ -485,6 +570,27 @@ impl Renderer {
         self.send("", Mark::Pin { at, at_ms });
         self.pins += 1;
         PinRef::Event(self.pins - 1)
+    }
+
+    /// Starts deciding `watch` on the screen from now on, in place of any
+    /// earlier one; `None` stops watching.
+    pub fn watch(&mut self, watch: Option<ScreenWatch>, at: Instant, at_ms: u64) {
+        self.watching = watch.is_some();
+        self.send("", Mark::Watch { watch, at, at_ms });
+    }
+
+    /// The watch that held (its number and the time of the read after
+    /// which it did); while one is watched and none held, `cx` is woken
+    /// when one does.
+    pub fn poll_hit(&mut self, cx: &mut Context<'_>) -> Option<(u64, Instant)> {
+        let mut queue = self.shared.lock();
+        let hit = queue.hit.take();
+        if hit.is_some() {
+            self.watching = false;
+        } else if self.watching {
+            queue.waker = Some(cx.waker().clone());
+        }
+        hit
     }
 
     /// Whether more text may be handed over; when not, `cx` is woken once

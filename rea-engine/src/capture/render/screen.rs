@@ -87,6 +87,19 @@ impl Screen {
         (to_u16(cursor.col.min(columns.saturating_sub(1))), to_u16(cursor.row.min(rows.saturating_sub(1))))
     }
 
+    /// The visible rows as a terminal shows them (before normalization),
+    /// each without trailing U+0020, joined with `\n`, into `out`.
+    pub(crate) fn visible_text(&mut self, out: &mut String) {
+        out.clear();
+        for (i, line) in self.term.terminal().screen().visible_lines().enumerate() {
+            if i > 0 {
+                out.push('\n');
+            }
+            self.term.row_text(line, &mut self.row_text);
+            out.push_str(&self.row_text);
+        }
+    }
+
     /// The size (columns, rows).
     pub(crate) fn size(&self) -> (u16, u16) {
         let (columns, rows) = self.term.terminal().size();

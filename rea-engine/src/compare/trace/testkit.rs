@@ -151,6 +151,7 @@ impl RecordBuilder {
             outcome: InteractionOutcome::Dispatched,
             reason: None,
             screen_before: crate::evidence::ScreenBefore::NotRecorded,
+            wait: None,
         });
         self.journal("interaction_events", sequence);
         self
@@ -188,6 +189,7 @@ impl RecordBuilder {
             outcome: InteractionOutcome::Dispatched,
             reason: None,
             screen_before: crate::evidence::ScreenBefore::NotRecorded,
+            wait: None,
         });
         self.journal("interaction_events", sequence);
         self
