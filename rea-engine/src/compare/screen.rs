@@ -133,14 +133,16 @@ impl Shot {
         let mut emulator = Emulator::new(usize::from(frame.columns), usize::from(frame.rows), 0);
         emulator.feed(&frame.serialized_state);
         let cells = emulator.terminal().screen().visible_lines().map(|line| line.cells().to_vec()).collect();
+        let cursor_visible = emulator.terminal().cursor().visible;
         Shot {
             columns: frame.columns,
             rows: frame.rows,
             cursor: (frame.cursor_x, frame.cursor_y),
-            cursor_visible: emulator.terminal().cursor().visible,
+            cursor_visible,
             active_buffer: frame.active_buffer,
             cells,
-            emulator: Some(emulator),
+            // Kept only to resolve joined cells: without them a cell's character is its text.
+            emulator: emulator.has_joined().then_some(emulator),
         }
     }
 
@@ -337,6 +339,9 @@ fn identical(a: &RenderedFrame, b: &RenderedFrame) -> bool {
         && a.active_buffer == b.active_buffer
 }
 
+/// Left screens handed from the replaying thread at once.
+const HANDOVER_BATCH: usize = 32;
+
 /// The screen to compare and whether it is the one the segment ended on.
 fn shot(kept: Kept<'_>) -> Option<(Shot, bool)> {
     match kept {
@@ -375,11 +380,13 @@ pub(super) fn compare(f: &mut Findings, l: &Screens<'_>, r: &Screens<'_>) -> boo
     // The left screens are replayed on a second thread while the right ones
     // are replayed and compared here, in segment order; without a thread,
     // both are replayed here.
+    // They are handed over in batches: one wake-up per batch, and at most
+    // three batches of screens held at once.
     std::thread::scope(|scope| {
-        let (send, receive) = std::sync::mpsc::sync_channel(8);
-        let left = |send: std::sync::mpsc::SyncSender<Option<(Shot, bool)>>| {
-            for &k in &differing {
-                if send.send(shot(l.get(k))).is_err() {
+        let (send, receive) = std::sync::mpsc::sync_channel::<Vec<Option<(Shot, bool)>>>(1);
+        let left = |send: std::sync::mpsc::SyncSender<Vec<Option<(Shot, bool)>>>| {
+            for batch in differing.chunks(HANDOVER_BATCH) {
+                if send.send(batch.iter().map(|&k| shot(l.get(k))).collect()).is_err() {
                     return;
                 }
             }
@@ -387,9 +394,11 @@ pub(super) fn compare(f: &mut Findings, l: &Screens<'_>, r: &Screens<'_>) -> boo
         let worker = std::thread::Builder::new().name("rea-screen-lens".into()).spawn_scoped(scope, move || left(send));
         match worker {
             Ok(_) => {
-                for &k in &differing {
-                    let Ok(a) = receive.recv() else { break };
-                    each(k, a, shot(r.get(k)));
+                for batch in differing.chunks(HANDOVER_BATCH) {
+                    let Ok(shots) = receive.recv() else { break };
+                    for (&k, a) in batch.iter().zip(shots) {
+                        each(k, a, shot(r.get(k)));
+                    }
                 }
             }
             Err(_) => differing.iter().for_each(|&k| each(k, shot(l.get(k)), shot(r.get(k)))),
