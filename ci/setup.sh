@@ -33,3 +33,4 @@ ci/setup-tmux.sh
 ci/setup-asciinema.sh
 ci/setup-mcp.sh
 ci/setup-coreutils.sh
+ci/setup-curses.sh

@@ -152,8 +152,21 @@ pub(crate) struct CompareArgs {
     /// this many milliseconds (0 is strict).
     #[arg(long, value_name = "N", default_value_t = rea_engine::compare::DEFAULT_TIMING_TOLERANCE_MS)]
     pub(crate) timing_tolerance_ms: u64,
+    /// What decides the terminal dimension: `stream` (the normalized byte
+    /// stream) or `screen` (the screens at each segment boundary and at the
+    /// end, cell by cell: text, colours, attributes, cursor, active buffer;
+    /// stream differences are still listed but do not decide).
+    #[arg(long, value_name = "LENS", default_value = "stream", value_parser = terminal_lens())]
+    pub(crate) terminal_lens: rea_engine::compare::TerminalLens,
     #[command(flatten)]
     pub(crate) format: FormatArgs,
+}
+
+/// The lens values as clap lists them, read into the engine's vocabulary.
+fn terminal_lens() -> impl clap::builder::TypedValueParser<Value = rea_engine::compare::TerminalLens> {
+    use clap::builder::TypedValueParser;
+    let names = rea_engine::compare::TerminalLens::ALL.iter().map(|l| l.as_str());
+    clap::builder::PossibleValuesParser::new(names).try_map(|name| name.parse::<rea_engine::compare::TerminalLens>())
 }
 
 #[derive(Debug, Args)]

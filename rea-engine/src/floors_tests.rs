@@ -11,6 +11,7 @@ const FLOORS: &[(&str, u8)] = &[
     ("error", 1),
     ("path", 1),
     ("keys", 1),
+    ("emulator", 1),
     ("input", 2),
     ("evidence", 3),
     ("fs", 4),

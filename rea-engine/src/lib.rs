@@ -10,6 +10,7 @@
 pub mod capture;
 pub mod compare;
 pub mod doctor;
+pub(crate) mod emulator;
 pub mod error;
 pub mod evidence;
 pub mod fs;

@@ -7,7 +7,8 @@ use std::sync::Arc;
 
 use rea_engine::UserError;
 use rea_engine::compare::{
-    CompareOptions, DEFAULT_TIMING_TOLERANCE_MS, Side, TraceSpec, TraceSpecError, compare_with, parse_trace_spec,
+    CompareOptions, DEFAULT_TIMING_TOLERANCE_MS, Side, TerminalLens, TraceSpec, TraceSpecError, compare_with,
+    parse_trace_spec,
 };
 use rea_engine::evidence::{CAPTURE_OPERATION, CAPTURE_PREDICATE, CaptureRecord, Evidence, load_capture};
 use rea_engine::scenario::Issue;
@@ -53,6 +54,10 @@ struct ArgumentsSchema {
     #[serde(default = "default_tolerance")]
     #[schemars(range(min = 0))]
     timing_tolerance_ms: u64,
+    /// What decides the terminal dimension: "stream" (the normalized byte stream, the default) or "screen" (the screens at each segment boundary and at the end, cell by cell: text, colours, attributes, cursor, active buffer; stream differences are listed but do not decide); the CLI's --terminal-lens.
+    #[serde(default)]
+    #[schemars(with = "String", extend("enum" = ["stream", "screen"], "default" = "stream"))]
+    terminal_lens: Option<String>,
 }
 
 fn default_tolerance() -> u64 {
@@ -153,14 +158,22 @@ fn parse_arguments(arguments: Value) -> Result<Arguments, ArgumentsError> {
             None
         }
     };
-    let options = match args.get("timing_tolerance_ms").map(tolerance) {
+    let mut options = match args.get("timing_tolerance_ms").map(tolerance) {
         None => CompareOptions::default(),
-        Some(Some(timing_tolerance_ms)) => CompareOptions { timing_tolerance_ms },
+        Some(Some(timing_tolerance_ms)) => CompareOptions { timing_tolerance_ms, ..CompareOptions::default() },
         Some(None) => {
             issues.push(rule("timing_tolerance_ms", "must be a whole number of milliseconds, 0 or more"));
             CompareOptions::default()
         }
     };
+    match args.get("terminal_lens").map(|v| v.as_str().map(str::parse::<TerminalLens>)) {
+        None => {}
+        Some(Some(Ok(lens))) => options.terminal_lens = lens,
+        Some(_) => {
+            let allowed: Vec<&str> = TerminalLens::ALL.iter().map(|l| l.as_str()).collect();
+            issues.push(rule("terminal_lens", format!("must be one of {}", allowed.join(", "))));
+        }
+    }
     match (left, right) {
         (Some(left), Some(right)) if issues.is_empty() => Ok(Arguments { left, right, trace, options }),
         _ => Err(fail(issues)),
@@ -298,6 +311,27 @@ mod tests {
             assert_eq!(err.issues[0].path, "timing_tolerance_ms", "{bad}");
             assert_eq!(err.issues[0].rule, "must be a whole number of milliseconds, 0 or more");
         }
+    }
+
+    #[test]
+    fn the_terminal_lens_defaults_to_stream_and_is_one_of_its_values() {
+        let base = json!({"left_evidence_id": "ev_a", "right_evidence_id": "ev_b"});
+        let lens = |extra: Value| {
+            let mut args = base.clone();
+            args.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+            parse_arguments(args).map(|a| a.options.terminal_lens)
+        };
+        assert_eq!(lens(json!({})).unwrap(), TerminalLens::Stream);
+        assert_eq!(lens(json!({"terminal_lens": "screen"})).unwrap(), TerminalLens::Screen);
+        for bad in [json!("Screen"), json!(1), json!(null)] {
+            let err = lens(json!({ "terminal_lens": bad })).expect_err("rejected");
+            assert_eq!(err.issues[0].path, "terminal_lens", "{bad}");
+            assert_eq!(err.issues[0].rule, "must be one of stream, screen");
+        }
+        let schema = input_schema();
+        let allowed: Vec<&str> = TerminalLens::ALL.iter().map(|l| l.as_str()).collect();
+        assert_eq!(schema["properties"]["terminal_lens"]["enum"], json!(allowed));
+        assert_eq!(schema["properties"]["terminal_lens"]["default"], "stream");
     }
 
     #[test]

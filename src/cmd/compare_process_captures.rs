@@ -45,7 +45,7 @@ pub(crate) fn run(args: CompareArgs) -> Result<SealedComparison, Outcome> {
     };
     let trace = args.trace.as_deref().map(load_trace).transpose().map_err(|e| failure(e.as_ref()))?;
     let (l, r) = (Side { evidence: &left.0, record: &left.1 }, Side { evidence: &right.0, record: &right.1 });
-    let options = CompareOptions { timing_tolerance_ms: args.timing_tolerance_ms };
+    let options = CompareOptions { timing_tolerance_ms: args.timing_tolerance_ms, terminal_lens: args.terminal_lens };
     compare_with(l, r, trace.as_ref(), options).map_err(|e| failure(&e))
 }
 

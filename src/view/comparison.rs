@@ -6,7 +6,10 @@
 //! their first differing character, two objects show only the fields that
 //! differ.
 
-use rea_engine::compare::{ComparisonRecord, DimensionResult, Divergence, FirstDivergence, Location, TimingDelta};
+use rea_engine::compare::{
+    ComparisonRecord, DimensionResult, Divergence, FirstDivergence, Location, ScreenPair, ScreenView, TerminalLens,
+    TimingDelta, row_cells,
+};
 use rea_engine::report::{ComparedCaptures, escape_excerpt};
 use serde_json::Value;
 
@@ -20,6 +23,9 @@ pub(super) fn render(page: &mut Page, pair: &ComparedCaptures, record: &Comparis
     page.field("left", &pair.left_evidence_id);
     page.field("right", &pair.right_evidence_id);
     page.field("tolerance", &format!("{} ms", pair.timing_tolerance_ms));
+    if pair.terminal_lens != TerminalLens::Stream {
+        page.field("lens", &format!("terminal decided by the {}", pair.terminal_lens));
+    }
     page.field("verdict", &style.status(record.status.as_str()));
     page.heading("Dimensions");
     let rows: Vec<Vec<String>> = record
@@ -54,7 +60,8 @@ fn differences(page: &mut Page, dimension: &DimensionResult) {
     page.heading(&format!("Differences in {}", dimension.dimension));
     for item in &dimension.differences {
         let location = item.location.as_ref().map(location_text).unwrap_or_default();
-        page.line(&format!("  {}{location}", style.paint(Tone::Strong, &item.path)));
+        let deciding = if item.deciding { "" } else { " [stream; does not decide the verdict]" };
+        page.line(&format!("  {}{location}{deciding}", style.paint(Tone::Strong, &item.path)));
         sides(page, &item.left, &item.right);
     }
     if dimension.differences_omitted > 0 {
@@ -171,4 +178,112 @@ fn divergence_lines(page: &mut Page, d: &Divergence) {
     page.field("  in", d.dimension.as_str());
     page.field("  where", &format!("{}{location}", style.paint(Tone::Strong, &d.path)));
     sides(page, &d.left, &d.right);
+    if let Some(screens) = &d.screens {
+        side_by_side(page, screens);
+    }
+}
+
+/// The two screens of a screen-lens divergence side by side, the differing
+/// cells marked: painted where the view is coloured, else by `^` on a line
+/// under each row that differs.
+fn side_by_side(page: &mut Page, pair: &ScreenPair) {
+    let style = page.style();
+    page.line("");
+    page.line(&format!("  left:  {}", screen_summary(&pair.left)));
+    page.line(&format!("  right: {}", screen_summary(&pair.right)));
+    let (lw, rw) = (usize::from(pair.left.columns), usize::from(pair.right.columns));
+    page.line(&format!("  ┌{}┐ ┌{}┐", "─".repeat(lw), "─".repeat(rw)));
+    let rows = pair.left.rows.max(pair.right.rows);
+    for row in 0..usize::from(rows) {
+        let marked = |column: usize| {
+            pair.differing_cells.iter().any(|run| run.row == row + 1 && (run.from..=run.to).contains(&(column + 1)))
+        };
+        let (l, r) = (screen_row(&pair.left, row, &marked, style), screen_row(&pair.right, row, &marked, style));
+        page.line(&format!("  │{l}│ │{r}│"));
+        if !style.colour() && (0..lw.max(rw)).any(marked) {
+            let carets = |width: usize| (0..width).map(|c| if marked(c) { '^' } else { ' ' }).collect::<String>();
+            page.line(format!("   {}   {}", carets(lw), carets(rw)).trim_end());
+        }
+    }
+    page.line(&format!("  └{}┘ └{}┘", "─".repeat(lw), "─".repeat(rw)));
+}
+
+fn screen_summary(screen: &ScreenView) -> String {
+    let cursor = if screen.cursor_visible { "shown" } else { "hidden" };
+    format!(
+        "{}x{}, cursor row {} column {} ({cursor}), {} buffer",
+        screen.columns, screen.rows, screen.cursor_y, screen.cursor_x, screen.active_buffer
+    )
+}
+
+/// One row of a screen, padded to its width; marked cells painted when coloured.
+fn screen_row(screen: &ScreenView, row: usize, marked: &dyn Fn(usize) -> bool, style: super::Style) -> String {
+    let width = usize::from(screen.columns);
+    let line = screen.lines.get(row).map_or("", String::as_str);
+    let mut out = String::new();
+    let mut column = 0;
+    let mut cells = row_cells(line).into_iter().peekable();
+    while column < width {
+        let (text, span) = match cells.peek() {
+            Some(&(at, span, text)) if at == column && column + span <= width => {
+                cells.next();
+                (text, span)
+            }
+            Some(&(at, ..)) if at <= column => {
+                cells.next();
+                continue;
+            }
+            _ => (" ", 1),
+        };
+        let shown = if text.chars().any(char::is_control) { "?" } else { text };
+        if style.colour() && (column..column + span).any(marked) {
+            out.push_str(&style.paint(Tone::Mark, shown));
+        } else {
+            out.push_str(shown);
+        }
+        column += span;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use rea_engine::compare::{CellRun, ScreenPair, ScreenView};
+    use rea_engine::evidence::ActiveBuffer;
+
+    use super::*;
+    use crate::view::Style;
+
+    fn screen(lines: &[&str]) -> ScreenView {
+        ScreenView {
+            columns: 6,
+            rows: 2,
+            cursor_x: 0,
+            cursor_y: 1,
+            cursor_visible: true,
+            active_buffer: ActiveBuffer::Normal,
+            lines: lines.iter().map(|l| (*l).to_owned()).collect(),
+        }
+    }
+
+    fn drawn(colour: bool) -> String {
+        let pair = ScreenPair {
+            left: screen(&["a\u{4e2d}b", "ok"]),
+            right: screen(&["a\u{4e2d}c", "ok"]),
+            differing_cells: vec![CellRun { row: 1, from: 4, to: 4 }],
+        };
+        let mut page = Page::new(Style::new(colour));
+        side_by_side(&mut page, &pair);
+        page.text
+    }
+
+    #[test]
+    fn two_screens_side_by_side_mark_the_differing_cells() {
+        // A wide character takes two columns; the marker line sits under the cell.
+        let plain = drawn(false);
+        assert!(plain.contains("  │a\u{4e2d}b  │ │a\u{4e2d}c  │\n      ^        ^\n  │ok    │ │ok    │\n"), "{plain}");
+        let coloured = drawn(true);
+        assert!(coloured.contains("  │a\u{4e2d}\u{1b}[7;31mb\u{1b}[0m  │"), "{coloured}");
+        assert!(!coloured.contains('^'), "{coloured}");
+    }
 }

@@ -28,6 +28,8 @@ pub(crate) enum Tone {
     Doubt,
     Quiet,
     Strong,
+    /// A differing screen cell: inverse red.
+    Mark,
 }
 
 impl Style {
@@ -46,8 +48,14 @@ impl Style {
             Tone::Doubt => "33",
             Tone::Quiet => "2",
             Tone::Strong => "1",
+            Tone::Mark => "7;31",
         };
         format!("\u{1b}[{code}m{text}\u{1b}[0m")
+    }
+
+    /// Whether text is painted (otherwise marks need a line of their own).
+    pub(crate) fn colour(self) -> bool {
+        self.colour
     }
 
     /// The tone of a status word from the record's vocabularies.

@@ -21,6 +21,7 @@ mod redaction;
 mod rendered_terminal;
 mod sandbox;
 mod scenario_rejection;
+mod screen_lens;
 mod screens;
 mod special_inputs;
 mod stub;

@@ -281,6 +281,19 @@ fn a_secret_is_in_no_byte_the_mcp_server_writes() {
         json!({"name": "compare_process_captures", "arguments": {"left_evidence_id": id, "right_evidence_id": id}}),
     );
     assert_eq!(compared["result"]["isError"], false, "{compared}");
+    // The lens is an argument, recorded in the stored comparison's parameters.
+    let screen = json!({"left_evidence_id": id, "right_evidence_id": id, "terminal_lens": "screen"});
+    let screen = server.call(7, "tools/call", json!({"name": "compare_process_captures", "arguments": screen}));
+    assert_eq!(screen["result"]["isError"], false, "{screen}");
+    let terminal = &screen["result"]["structuredContent"]["result"]["dimensions"][0];
+    assert_eq!((&terminal["dimension"], &terminal["status"]), (&json!("terminal"), &json!("unchanged")), "{screen}");
+    let mut stored = |result: &Value, id: u64| {
+        let uri = result["result"]["structuredContent"]["evidence_uri"].clone();
+        let read = server.call(id, "resources/read", json!({"uri": uri}));
+        read["result"]["contents"][0]["text"].as_str().expect("the resource's text").to_owned()
+    };
+    assert!(stored(&screen, 8).contains(r#""terminal_lens": "screen""#));
+    assert!(!stored(&compared, 9).contains("terminal_lens"), "the default is not written");
     // An invalid scenario holding the secret: the error names the path, not the text.
     let invalid = json!({"executable": "sh", "timeout_ms": 0,
         "events": [{"type": "input", "at_ms": 0, "data": format!("{SECRET}\r"), "sensitive": true}]});

@@ -6,9 +6,12 @@ mod fixtures;
 #[path = "../../../rea-engine/src/capture/render/oracle.rs"]
 #[allow(dead_code)]
 mod oracle;
-#[path = "../../../rea-engine/src/capture/render/cells.rs"]
+#[path = "../../../rea-engine/src/emulator/cells.rs"]
 #[allow(dead_code)]
 mod cells;
+#[path = "../../../rea-engine/src/emulator/csi.rs"]
+#[allow(dead_code)]
+mod csi;
 use fixtures::{FIXTURES, Fixture, Step};
 use oracle::TmuxScreen;
 use std::time::Instant;

@@ -169,13 +169,15 @@ fn timing_differs_only_beyond_the_tolerance() {
     let deltas = &dimension(&default, "interaction")["timing_deltas"];
     assert_eq!(deltas[0]["path"], "interaction_events[0].dispatched_at_ms");
     assert_eq!(deltas[0]["delta_ms"], 79);
-    let strict = compare_records_with(&a, &b, None, CompareOptions { timing_tolerance_ms: 0 });
+    let strict =
+        compare_records_with(&a, &b, None, CompareOptions { timing_tolerance_ms: 0, ..CompareOptions::default() });
     assert_eq!(status(&strict, "interaction"), "changed");
     assert_eq!(status(&strict, "exit"), "changed");
     assert_eq!(dimension(&strict, "exit")["differences"][0]["path"], "settlement.elapsed_ms");
     // The interaction happened before the exit.
     assert_eq!(strict["first_divergence"]["path"], "interaction_events[0].dispatched_at_ms");
-    let tight = compare_records_with(&a, &b, None, CompareOptions { timing_tolerance_ms: 100 });
+    let tight =
+        compare_records_with(&a, &b, None, CompareOptions { timing_tolerance_ms: 100, ..CompareOptions::default() });
     assert_eq!((status(&tight, "interaction"), status(&tight, "exit")), ("unchanged".into(), "changed".into()));
 }
 
@@ -355,4 +357,97 @@ fn exact_journals_compare_structurally_and_name_the_command() {
     assert_eq!(status(&compare_records(&a, &d, None), "process"), "changed");
     let e = journaled(&[(2, 1, "sleep 0.05", 0), (3, 2, "date", 0)]);
     assert_eq!(status(&compare_records(&a, &e, None), "process"), "changed");
+}
+
+fn screen_lens() -> CompareOptions {
+    CompareOptions { terminal_lens: super::TerminalLens::Screen, ..CompareOptions::default() }
+}
+
+#[test]
+fn the_screen_lens_reads_the_screens_at_segment_ends_and_lists_the_stream_without_deciding() {
+    // Records from before `screen_before`, nothing omitted: each segment ends
+    // on its last frame, as in the stream lens.
+    let a = RecordBuilder::new()
+        .frame(0, "draw 1")
+        .rendered(5, &["$ ready", "value 42"])
+        .input(100, 101, "q")
+        .rendered(150, &["bye"])
+        .exit(0)
+        .build();
+    let b = RecordBuilder::new()
+        .frame(0, "draw 2")
+        .rendered(20, &["$ ready", "value 43"])
+        .input(100, 130, "q")
+        .rendered(170, &["bye"])
+        .exit(0)
+        .build();
+    let result = compare_records_with(&a, &b, None, screen_lens());
+    let terminal = dimension(&result, "terminal");
+    assert_eq!(terminal["status"], "changed", "{terminal}");
+    let paths: Vec<&str> =
+        terminal["differences"].as_array().unwrap().iter().map(|d| d["path"].as_str().unwrap()).collect();
+    assert_eq!(paths, ["terminal.screens[0].rows[1]", "terminal.segments[0]"]);
+    assert_eq!(terminal["differences"][1]["deciding"], false);
+    let first = &result["first_divergence"];
+    assert_eq!(first["path"], "terminal.screens[0].rows[1]", "{first}");
+    assert_eq!(first["location"], json!({"segment": 0, "row": 2, "column": 8}));
+    assert_eq!(first["screens"]["left"]["lines"][1], "value 42");
+
+    // Only the stream differs: the lens says unchanged, the stream lens changed.
+    let c = RecordBuilder::new()
+        .frame(0, "draw 2")
+        .rendered(20, &["$ ready", "value 42"])
+        .input(100, 130, "q")
+        .rendered(170, &["bye"])
+        .exit(0)
+        .build();
+    assert_eq!(status(&compare_records(&a, &c, None), "terminal"), "changed");
+    let result = compare_records_with(&a, &c, None, screen_lens());
+    assert_eq!(status(&result, "terminal"), "unchanged", "{result}");
+    assert_eq!(result["first_divergence"], json!({"status": "none"}));
+}
+
+#[test]
+fn under_the_screen_lens_an_omitted_state_leaves_the_final_screen_unknown_and_a_raw_omission_does_not() {
+    let a = RecordBuilder::new().rendered(5, &["one"]).rendered(9, &["done"]).exit(0).build();
+    let raw_cut = RecordBuilder::new().frame(0, "x").dropped_frame().rendered(5, &["done"]).exit(0).build();
+    let result = compare_records_with(&a, &raw_cut, None, screen_lens());
+    assert_eq!(status(&result, "terminal"), "unchanged", "{result}");
+    assert_eq!(status(&compare_records(&a, &raw_cut, None), "terminal"), "truncated");
+
+    let cut = RecordBuilder::new().rendered(5, &["done"]).dropped_rendered().exit(0).build();
+    let result = compare_records_with(&a, &cut, None, screen_lens());
+    let terminal = dimension(&result, "terminal");
+    assert_eq!(terminal["status"], "truncated", "{terminal}");
+    assert!(terminal["reasons"][0].as_str().unwrap().starts_with("Right capture did not keep the final screen"));
+    // A difference through the last frame kept is listed, but it is no proof.
+    let other = RecordBuilder::new().rendered(5, &["other"]).dropped_rendered().exit(0).build();
+    let result = compare_records_with(&a, &other, None, screen_lens());
+    assert_eq!(status(&result, "terminal"), "truncated");
+    assert_eq!(dimension(&result, "terminal")["differences"][0]["path"], "terminal.screens[0].rows[0]");
+    assert_ne!(result["status"], "unchanged");
+}
+
+#[test]
+fn under_the_screen_lens_differences_past_the_listed_ones_are_counted_and_the_first_keeps_its_screens() {
+    // 30 segments whose screens all differ in one row.
+    let mut a = RecordBuilder::new();
+    let mut b = RecordBuilder::new();
+    for i in 0..30u64 {
+        a = a.rendered(i * 10, &[&format!("left {i}")]).input(i * 10 + 5, i * 10 + 5, "x");
+        b = b.rendered(i * 10, &[&format!("right {i}")]).input(i * 10 + 5, i * 10 + 5, "x");
+    }
+    let (a, b) = (a.exit(0).build(), b.exit(0).build());
+    let result = compare_records_with(&a, &b, None, screen_lens());
+    let terminal = dimension(&result, "terminal");
+    assert_eq!(terminal["status"], "changed");
+    let listed = terminal["differences"].as_array().unwrap();
+    assert_eq!(listed.len(), 20);
+    // The screens ending segments 0..=29 and the final screen (segment 30).
+    assert_eq!(terminal["differences_omitted"].as_u64().unwrap() + 20, 31, "{terminal}");
+    assert!(listed.iter().all(|d| d["left"]["text"].is_string() && d["deciding"].is_null()), "{terminal}");
+    assert_eq!(listed[19]["path"], "terminal.screens[19].rows[0]");
+    let first = &result["first_divergence"];
+    assert_eq!(first["left"]["text"], "left 0");
+    assert_eq!(first["screens"]["right"]["lines"][0], "right 0");
 }

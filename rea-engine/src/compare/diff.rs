@@ -1,8 +1,12 @@
 //! What a comparison reports: differences users can act on (a field path,
 //! both values, a location) and every timing delta with its tolerance.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+use super::record::ScreenPair;
 
 /// Differences listed per dimension; the rest are counted.
 pub const MAX_DIFFERENCES: usize = 20;
@@ -58,9 +62,26 @@ pub struct Difference {
     /// Where it lies, when a finer position than the path exists.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub location: Option<Location>,
+    /// Whether the difference takes part in the dimension's status and the
+    /// first divergence. Written only when false: under the screen lens the
+    /// terminal's stream differences are listed but do not decide.
+    #[serde(default = "deciding", skip_serializing_if = "is_deciding")]
+    pub deciding: bool,
     /// Ordering key for the first divergence: (segment, phase, position).
     #[serde(skip)]
     pub(super) order: (usize, u8, usize),
+    /// The two screens of a screen-lens difference (shared by the
+    /// differences of one segment), carried to the first divergence.
+    #[serde(skip)]
+    pub(super) screens: Option<Arc<ScreenPair>>,
+}
+
+fn deciding() -> bool {
+    true
+}
+
+fn is_deciding(deciding: &bool) -> bool {
+    *deciding
 }
 
 /// Phases within a segment, in the order things happen.
@@ -147,7 +168,7 @@ impl Findings {
         location: Option<Location>,
         order: (usize, u8, usize),
     ) {
-        self.differences.push(Difference { path, left, right, location, order });
+        self.differences.push(Difference { path, left, right, location, deciding: true, order, screens: None });
     }
 
     /// Records a timing delta; beyond `tolerance` it is also a difference.
@@ -166,9 +187,14 @@ impl Findings {
         }
     }
 
-    /// Whether nothing differs.
+    /// Whether nothing that decides differs.
     pub(super) fn is_empty(&self) -> bool {
-        self.differences.is_empty()
+        !self.differences.iter().any(|d| d.deciding)
+    }
+
+    /// Marks the differences from `from` on as not deciding.
+    pub(super) fn not_deciding_from(&mut self, from: usize) {
+        self.differences[from..].iter_mut().for_each(|d| d.deciding = false);
     }
 }
 

@@ -18,6 +18,7 @@ mod contract;
 mod diff;
 mod dimensions;
 mod record;
+mod screen;
 mod terminal;
 pub mod trace;
 
@@ -25,9 +26,10 @@ use serde_json::{Value, json};
 
 pub use diff::{Difference, Location, MAX_DIFFERENCES, TimingDelta};
 pub use record::{
-    ComparisonRecord, ComparisonStatus, Dimension, DimensionResult, DimensionStatus, Divergence, DivergenceGap,
-    DivergenceStatus, FirstDivergence,
+    CellAttribute, CellRun, ComparisonRecord, ComparisonStatus, Dimension, DimensionResult, DimensionStatus,
+    Divergence, DivergenceGap, DivergenceStatus, FirstDivergence, ScreenPair, ScreenView, TerminalLens,
 };
+pub use screen::row_cells;
 pub use terminal::TRUNCATION_MARGIN_BYTES;
 
 pub use contract::contract_differences;
@@ -50,11 +52,14 @@ pub struct CompareOptions {
     /// A timing value differs only when `|left - right|` exceeds this; `0`
     /// is the strict reading.
     pub timing_tolerance_ms: u64,
+    /// What decides the terminal dimension: the byte stream (the default)
+    /// or the screens at each segment boundary and at the end.
+    pub terminal_lens: TerminalLens,
 }
 
 impl Default for CompareOptions {
     fn default() -> CompareOptions {
-        CompareOptions { timing_tolerance_ms: DEFAULT_TIMING_TOLERANCE_MS }
+        CompareOptions { timing_tolerance_ms: DEFAULT_TIMING_TOLERANCE_MS, terminal_lens: TerminalLens::Stream }
     }
 }
 
@@ -206,6 +211,10 @@ fn parameters(left: &Side<'_>, right: &Side<'_>, trace: Option<&TraceSpec>, opti
     if let Some(spec) = trace {
         merge(&mut parameters, json!({ "trace_spec": spec.given }));
     }
+    // Absent at the default, so comparisons made without the lens keep their bytes.
+    if options.terminal_lens != TerminalLens::Stream {
+        merge(&mut parameters, json!({ "terminal_lens": options.terminal_lens }));
+    }
     parameters
 }
 
@@ -317,11 +326,22 @@ struct Found {
     proven: bool,
     left_empty: bool,
     right_empty: bool,
+    /// Under the screen lens, why screens are unknown: these replace the
+    /// terminal's truncation reasons (screens are built from every byte
+    /// read, so an omitted chunk alone does not hide one).
+    screen_gaps: Option<Vec<String>>,
 }
 
 impl Found {
     fn plain(findings: diff::Findings) -> Found {
-        Found { findings, observed_despite_truncation: false, proven: true, left_empty: false, right_empty: false }
+        Found {
+            findings,
+            observed_despite_truncation: false,
+            proven: true,
+            left_empty: false,
+            right_empty: false,
+            screen_gaps: None,
+        }
     }
 }
 
@@ -330,11 +350,28 @@ fn find(dimension: Dimension, l: &CaptureRecord, r: &CaptureRecord, options: Com
     match dimension {
         Dimension::Terminal => {
             let (a, b) = (terminal::Segmented::new(l), terminal::Segmented::new(r));
-            let (findings, observed) = terminal::compare(&a, &b);
+            let (findings, observed, gaps) = match options.terminal_lens {
+                TerminalLens::Stream => {
+                    let (findings, observed) = terminal::compare(&a, &b);
+                    (findings, observed, None)
+                }
+                TerminalLens::Screen => {
+                    // The stream is listed first, then marked: it does not decide.
+                    let mut findings = diff::Findings::default();
+                    terminal::stream(&mut findings, &a, &b);
+                    findings.not_deciding_from(0);
+                    let (sa, sb) = (screen::Screens::new(l, &a), screen::Screens::new(r, &b));
+                    let observed = screen::compare(&mut findings, &sa, &sb);
+                    let mut gaps = sa.reasons("Left");
+                    gaps.extend(sb.reasons("Right"));
+                    (findings, observed, Some(gaps))
+                }
+            };
             Found {
                 observed_despite_truncation: observed,
                 left_empty: a.is_empty(),
                 right_empty: b.is_empty(),
+                screen_gaps: gaps,
                 ..Found::plain(findings)
             }
         }
@@ -394,12 +431,19 @@ fn classify(l: &CaptureRecord, r: &CaptureRecord, options: CompareOptions) -> Re
         }
         let mut unknown = residual_reasons(l, dimension);
         unknown.extend(residual_reasons(r, dimension));
-        let mut truncated = truncation_reasons(l, "Left", dimension);
-        truncated.extend(truncation_reasons(r, "Right", dimension));
+        let truncated = match found.screen_gaps.take() {
+            Some(gaps) => gaps,
+            None => {
+                let mut truncated = truncation_reasons(l, "Left", dimension);
+                truncated.extend(truncation_reasons(r, "Right", dimension));
+                truncated
+            }
+        };
         let (status, mut reasons) = status_of(&found, unknown, truncated);
         reasons.dedup();
         let mut all = found.findings.differences;
-        all.sort_by_key(|d| d.order);
+        // Deciding differences first (all of them, but under the screen lens).
+        all.sort_by_key(|d| (!d.deciding, d.order));
         let shown: Vec<Difference> = all.iter().take(MAX_DIFFERENCES).cloned().collect();
         let result = DimensionResult {
             dimension,
@@ -425,7 +469,7 @@ fn earliest(dimensions: &[DimensionResult], all: &[Vec<Difference>]) -> Option<D
         .iter()
         .zip(all)
         .filter(|(d, _)| d.dimension.behavioural() && d.status != DimensionStatus::Unchanged)
-        .filter_map(|(d, diffs)| diffs.first().map(|x| (x.order, d.dimension, x)))
+        .filter_map(|(d, diffs)| diffs.iter().find(|x| x.deciding).map(|x| (x.order, d.dimension, x)))
         .min_by_key(|(order, ..)| *order)?;
     Some(Divergence::of(dimension, d))
 }
@@ -515,7 +559,7 @@ pub fn compare_records_with(
         classify(l, r, options)?.into_iter().unzip();
     let trace = trace.map(|spec| {
         let result = trace::compare_traces(l, r, spec);
-        trace::apply(&result, spec, l, r, &mut dimensions);
+        trace::apply(&result, spec, l, r, &mut dimensions, options.terminal_lens);
         result
     });
     let status = overall(&dimensions);

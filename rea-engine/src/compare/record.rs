@@ -92,6 +92,88 @@ vocabulary! {
 }
 
 vocabulary! {
+    /// How the terminal dimension is decided (`parameters.terminal_lens`,
+    /// written only when it is not the default `stream`).
+    #[derive(Default)]
+    TerminalLens {
+        /// The normalized text of each segment and the screens' text, size,
+        /// active buffer and cursor (the specification's comparison).
+        #[default]
+        Stream = "stream",
+        /// The screens at each segment boundary and at the end, cell by cell
+        /// (text, colours, attributes), with the cursor's position and
+        /// visibility and the active buffer; stream differences are listed
+        /// but do not decide.
+        Screen = "screen",
+    }
+}
+
+vocabulary! {
+    /// An attribute of a screen cell's pen (`first_divergence` rows).
+    CellAttribute {
+        /// SGR 1.
+        Bold = "bold",
+        /// SGR 2.
+        Faint = "faint",
+        /// SGR 3.
+        Italic = "italic",
+        /// SGR 4.
+        Underline = "underline",
+        /// SGR 5.
+        Blink = "blink",
+        /// SGR 7.
+        Inverse = "inverse",
+        /// SGR 9.
+        Strikethrough = "strikethrough",
+    }
+}
+
+/// One screen as the screen lens read it: what `rea show` draws.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScreenView {
+    /// Width in cells.
+    pub columns: u16,
+    /// Height in cells.
+    pub rows: u16,
+    /// Cursor column, from 0.
+    pub cursor_x: u16,
+    /// Cursor row, from 0.
+    pub cursor_y: u16,
+    /// Whether the cursor is shown.
+    pub cursor_visible: bool,
+    /// `normal` or `alternate`.
+    pub active_buffer: crate::evidence::ActiveBuffer,
+    /// Each row's text (a wide character once, a joined cell's whole text),
+    /// trailing U+0020 removed.
+    pub lines: Vec<String>,
+}
+
+/// Differing cells of one row: columns `from..=to` (from 1).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CellRun {
+    /// Row, from 1.
+    pub row: usize,
+    /// First differing column, from 1.
+    pub from: usize,
+    /// Last differing column of the run, from 1.
+    pub to: usize,
+}
+
+/// The two screens a screen-lens divergence lies in, and where they differ.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScreenPair {
+    /// The left screen.
+    pub left: ScreenView,
+    /// The right screen.
+    pub right: ScreenView,
+    /// The differing cells, row by row, in runs.
+    pub differing_cells: Vec<CellRun>,
+}
+
+vocabulary! {
     /// Whether the first divergence was located (`first_divergence.status`).
     DivergenceStatus {
         /// Located: the earliest difference of a behavioural dimension.
@@ -154,6 +236,9 @@ pub struct Divergence {
     /// Where it lies, when a finer position than the path exists.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub location: Option<Location>,
+    /// Under the screen lens, the two screens it lies in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub screens: Option<ScreenPair>,
 }
 
 impl Divergence {
@@ -166,6 +251,7 @@ impl Divergence {
             left: difference.left.clone(),
             right: difference.right.clone(),
             location: difference.location.clone(),
+            screens: difference.screens.as_deref().cloned(),
         }
     }
 }
@@ -326,6 +412,7 @@ mod tests {
             left: json!(0),
             right: json!(3),
             location: None,
+            screens: None,
         };
         let found = serde_json::to_string(&FirstDivergence::Found(d.clone())).unwrap();
         assert_eq!(found, r#"{"dimension":"exit","segment":1,"path":"exit.code","left":0,"right":3,"status":"found"}"#);

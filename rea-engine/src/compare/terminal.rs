@@ -63,7 +63,7 @@ pub(super) fn is_boundary(e: &InteractionEvent) -> bool {
 }
 
 /// The committed terminal size, then the size after each boundary event.
-fn segment_sizes(r: &CaptureRecord) -> Vec<(u16, u16)> {
+pub(super) fn segment_sizes(r: &CaptureRecord) -> Vec<(u16, u16)> {
     let terminal = &r.manifest.scenario["terminal"];
     let dimension =
         |key: &str, default: u16| terminal[key].as_u64().and_then(|v| u16::try_from(v).ok()).unwrap_or(default);
@@ -148,6 +148,12 @@ impl<'a> Segmented<'a> {
         Segmented { segments, invalid, screens, sizes, clean_bytes, rendered_truncated: td.rendered_terminal.truncated }
     }
 
+    /// The last rendered frame recorded in segment `k` or before it (the
+    /// stream lens's screen ending segment `k`).
+    pub(super) fn screen(&self, k: usize) -> Option<&'a RenderedFrame> {
+        self.screens.get(k).copied().flatten()
+    }
+
     /// Whether nothing was printed or rendered.
     pub(super) fn is_empty(&self) -> bool {
         self.segments.iter().all(String::is_empty) && self.screens.iter().all(Option::is_none)
@@ -162,6 +168,28 @@ impl<'a> Segmented<'a> {
 /// retained everything (so truncation cannot explain it: a seen change).
 pub(super) fn compare(l: &Segmented<'_>, r: &Segmented<'_>) -> (Findings, bool) {
     let mut f = Findings::default();
+    let (mut any_observed, complete) = stream(&mut f, l, r);
+    let n = l.segments.len().max(r.segments.len());
+    let rendered_exact = !l.rendered_truncated && !r.rendered_truncated;
+    for k in 0..n {
+        let (a, b) = (l.screens.get(k).copied().flatten(), r.screens.get(k).copied().flatten());
+        // A side that drew nothing shows the blank screen of its size.
+        let size = |s: &Segmented<'_>| s.sizes.get(k).or(s.sizes.last()).copied().unwrap_or((80, 24));
+        let (blank_a, blank_b) = (a.is_none().then(|| blank(size(l))), b.is_none().then(|| blank(size(r))));
+        let (a, b) = (a.or(blank_a.as_ref()), b.or(blank_b.as_ref()));
+        let before = f.differences.len();
+        screen(&mut f, k, a, b);
+        if f.differences.len() > before {
+            any_observed |= rendered_exact && complete;
+        }
+    }
+    (f, any_observed)
+}
+
+/// The text of each segment and its invalid UTF-8 groups. Returns whether
+/// any difference lies where both sides retained everything, and whether
+/// both streams are complete.
+pub(super) fn stream(f: &mut Findings, l: &Segmented<'_>, r: &Segmented<'_>) -> (bool, bool) {
     let mut any_observed = false;
     let n = l.segments.len().max(r.segments.len());
     for k in 0..n {
@@ -192,20 +220,7 @@ pub(super) fn compare(l: &Segmented<'_>, r: &Segmented<'_>) -> (Findings, bool) 
             );
         }
     }
-    let rendered_exact = !l.rendered_truncated && !r.rendered_truncated;
-    for k in 0..n {
-        let (a, b) = (l.screens.get(k).copied().flatten(), r.screens.get(k).copied().flatten());
-        // A side that drew nothing shows the blank screen of its size.
-        let size = |s: &Segmented<'_>| s.sizes.get(k).or(s.sizes.last()).copied().unwrap_or((80, 24));
-        let (blank_a, blank_b) = (a.is_none().then(|| blank(size(l))), b.is_none().then(|| blank(size(r))));
-        let (a, b) = (a.or(blank_a.as_ref()), b.or(blank_b.as_ref()));
-        let before = f.differences.len();
-        screen(&mut f, k, a, b);
-        if f.differences.len() > before {
-            any_observed |= rendered_exact && complete;
-        }
-    }
-    (f, any_observed)
+    (any_observed, complete)
 }
 
 fn screen(f: &mut Findings, k: usize, a: Option<&RenderedFrame>, b: Option<&RenderedFrame>) {

@@ -58,6 +58,9 @@ pub struct ComparedCaptures {
     pub right_evidence_id: String,
     /// The timing tolerance the comparison applied.
     pub timing_tolerance_ms: u64,
+    /// What decided the terminal dimension (absent: `stream`).
+    #[serde(default)]
+    pub terminal_lens: crate::compare::TerminalLens,
 }
 
 impl ComparedCaptures {

@@ -26,8 +26,6 @@
 //! emulator's state (the cursor after everything before it), pins the screen
 //! and hands the reply to the run loop, which writes it.
 
-mod cells;
-mod csi;
 mod queries;
 mod retain;
 mod screen;
@@ -59,6 +57,9 @@ use self::queries::{QueryScanner, Reply};
 use self::retain::{RenderedLog, Target};
 use self::screen::Screen;
 use super::normalize::Normalizer;
+/// The emulator lives below the capture (the comparison's screen lens
+/// replays recorded states into it); the renderer's modules name it here.
+use crate::emulator::{cells, csi};
 use crate::evidence::{RenderedFrame, RenderedTerminalTruncation, ScreenBefore, TerminalQuery, WaitCondition};
 use crate::scenario::screen_regex;
 use crate::secrets::ScreenSecrets;

@@ -9,7 +9,9 @@
 //! - `unknown` while the dimension shows a change (`changed`, `added`,
 //!   `removed`): keep it, a seen change is never hidden;
 //! - otherwise, when the trace covers every observed source of the dimension,
-//!   `unchanged` for `equivalent` and `unknown` for `unknown`; else keep it.
+//!   `unchanged` for `equivalent` and `unknown` for `unknown`; else keep it;
+//!   except that under the screen lens a `truncated` or `unknown` terminal
+//!   stays as it is (a screen that is not known prevents an `unchanged`).
 //!
 //! Coverage: terminal needs `terminal_raw` when either side has raw chunks
 //! (retained or omitted) and `terminal_rendered` when either side has
@@ -19,7 +21,7 @@
 
 use super::evaluate::{TraceComparison, Verdict};
 use super::model::{Source, TraceSpec};
-use crate::compare::{Dimension, DimensionResult, DimensionStatus};
+use crate::compare::{Dimension, DimensionResult, DimensionStatus, TerminalLens};
 use crate::evidence::CaptureRecord;
 
 fn raw_present(r: &CaptureRecord) -> bool {
@@ -59,6 +61,7 @@ pub(in crate::compare) fn apply(
     l: &CaptureRecord,
     r: &CaptureRecord,
     dimensions: &mut [DimensionResult],
+    lens: TerminalLens,
 ) {
     let sources = spec.sources();
     for d in dimensions {
@@ -81,6 +84,12 @@ pub(in crate::compare) fn apply(
             },
             Verdict::Unknown if shows_change => continue,
             _ if !covers(d.dimension, &selected, l, r) => continue,
+            // Under the screen lens a truncated or unknown screen prevents an `unchanged` claim.
+            Verdict::Equivalent
+                if lens == TerminalLens::Screen && d.dimension == Dimension::Terminal && !d.status.complete() =>
+            {
+                continue;
+            }
             Verdict::Equivalent => (DimensionStatus::Unchanged, Vec::new()),
             Verdict::Unknown => (DimensionStatus::Unknown, side_reasons(trace)),
         };

@@ -962,7 +962,7 @@ mod interplay {
     /// Compares with timing tolerance 0 (the strict reading), as these
     /// cases were written: their dispatch times differ by 89 ms.
     fn strict(a: &CaptureRecord, b: &CaptureRecord, spec: Option<&TraceSpec>) -> Value {
-        compare_records_with(a, b, spec, CompareOptions { timing_tolerance_ms: 0 })
+        compare_records_with(a, b, spec, CompareOptions { timing_tolerance_ms: 0, ..CompareOptions::default() })
     }
 
     fn dims(result: &Value) -> Vec<(String, String, Option<String>)> {

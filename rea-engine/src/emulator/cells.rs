@@ -516,6 +516,17 @@ impl Emulator {
         }
     }
 
+    /// Whether any cell may hold a joined cell's stand-in: while none does,
+    /// a cell's character is its whole text.
+    pub(crate) fn has_joined(&self) -> bool {
+        !self.clusters.text.is_empty()
+    }
+
+    /// Appends the text a cell holding `c` shows (a joined cell's whole text).
+    pub(crate) fn cell_text(&self, c: char, out: &mut String) {
+        self.clusters.push(c, out);
+    }
+
     /// avt's dump (escape sequences that rebuild the screen) with joined
     /// cells written out as their characters, then the unfinished sequence.
     /// Replayed into an [`Emulator`] of the same size it shows the same screen.
