@@ -225,10 +225,11 @@ impl Dispatch {
             self.disarm(now, context, observed);
             return WaitTurn::Ready(record);
         }
-        if waiting.failure.is_some() || observed.output_watch.failure().is_some() && waiting.decider == Decider::Output
-        {
-            let reason = waiting.failure.clone().or_else(|| observed.output_watch.failure().map(str::to_owned));
-            self.time_out(event, now, reason, context, observed);
+        if waiting.decider == Decider::Output && waiting.failure.is_none() {
+            waiting.failure = observed.output_watch.failure().map(str::to_owned);
+        }
+        if let Some(reason) = waiting.failure.clone() {
+            self.time_out(event, now, Some(reason), context, observed);
             return WaitTurn::TimedOut;
         }
         match waiting.timeout_at {

@@ -395,8 +395,8 @@ impl Worker {
     }
 
     fn mark(&mut self, mark: Mark) {
-        let (at, _) = mark.time();
-        self.last = Some(mark.time());
+        let time = mark.time();
+        self.last = Some(time);
         match mark {
             Mark::State { at, at_ms } => {
                 self.dirty = false;
@@ -420,7 +420,7 @@ impl Worker {
                 self.watch_stale = true;
             }
         }
-        self.check_watch(at);
+        self.check_watch(time.0);
     }
 
     /// Feeds the text before `mark` (read at its time), then applies it.
@@ -583,12 +583,16 @@ impl Renderer {
     /// which it did); while one is watched and none held, `cx` is woken
     /// when one does.
     pub fn poll_hit(&mut self, cx: &mut Context<'_>) -> Option<(u64, Instant)> {
+        // Polled every turn of the run loop: without a watch, no lock (a
+        // hit of a watch already stopped would be stale anyway).
+        if !self.watching {
+            return None;
+        }
         let mut queue = self.shared.lock();
         let hit = queue.hit.take();
-        if hit.is_some() {
-            self.watching = false;
-        } else if self.watching {
-            queue.waker = Some(cx.waker().clone());
+        match hit {
+            Some(_) => self.watching = false,
+            None => queue.waker = Some(cx.waker().clone()),
         }
         hit
     }
