@@ -124,7 +124,7 @@ fn open_checked(path: &Path) -> io::Result<OpenedInput> {
     if kernel_generated(&rustix::fs::fstatfs(&file)?) {
         return Ok(OpenedInput::NotRegular(InputKind::KernelGenerated));
     }
-    Ok(OpenedInput::Regular(file))
+    Ok(rea_backend_unix::map::regular_input(file))
 }
 
 #[cfg(test)]

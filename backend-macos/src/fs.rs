@@ -24,6 +24,6 @@ pub fn open_input(path: &Path) -> io::Result<OpenedInput> {
     let file = File::from(rustix::fs::open(path, flags, Mode::empty())?);
     Ok(match not_regular(&file.metadata()?) {
         Some(kind) => OpenedInput::NotRegular(kind),
-        None => OpenedInput::Regular(file),
+        None => rea_backend_unix::map::regular_input(file),
     })
 }

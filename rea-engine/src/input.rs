@@ -13,7 +13,9 @@
 
 use std::fmt;
 use std::io::Read;
+use std::ops::Deref;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
@@ -68,12 +70,25 @@ impl InputKind {
     }
 }
 
+/// A regular file's bytes mapped into memory by the host (a large input:
+/// no copy, and pages the reader has passed can go back to the system).
+pub trait MappedBytes: Send + Sync + fmt::Debug {
+    /// The file's bytes.
+    fn bytes(&self) -> &[u8];
+    /// Lets the host take back the memory that holds the bytes before
+    /// `offset`. They stay readable: a later read brings the same bytes in
+    /// again (at a cost), so a reader calls this only for what it has passed.
+    fn release_before(&self, offset: usize);
+}
+
 /// The host's answer for an input path: the opened regular file, or what
 /// the path names instead (then nothing stays open).
 #[derive(Debug)]
 pub enum OpenedInput {
     /// A regular file, opened for reading.
     Regular(std::fs::File),
+    /// A regular file, opened and mapped into memory by the host.
+    Mapped(std::fs::File, Arc<dyn MappedBytes>),
     /// Not a regular file, as found before or after opening it.
     NotRegular(InputKind),
 }
@@ -224,12 +239,36 @@ pub fn read_json_file(what: &'static str, path: &Path, open: OpenInput) -> Resul
     parse_json_bytes(what, path, &bytes)
 }
 
+/// An input file's bytes: read into memory, or mapped by the host.
+#[derive(Debug)]
+pub enum InputBytes {
+    /// Read into memory.
+    Read(Vec<u8>),
+    /// Mapped by the host.
+    Mapped(Arc<dyn MappedBytes>),
+}
+
+impl Deref for InputBytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            InputBytes::Read(bytes) => bytes,
+            InputBytes::Mapped(mapped) => mapped.bytes(),
+        }
+    }
+}
+
 /// Reads at most [`MAX_INPUT_BYTES`] from the regular file at `path`,
 /// opened with `open`; anything else is refused before a byte is read.
-pub fn read_capped(what: &'static str, path: &Path, open: OpenInput) -> Result<Vec<u8>, InputError> {
+pub fn read_capped(what: &'static str, path: &Path, open: OpenInput) -> Result<InputBytes, InputError> {
     let unreadable = |source| InputError::Unreadable { what, path: path.to_owned(), source };
+    let too_large = |size| InputError::TooLarge { what, path: path.to_owned(), size };
     let file = match open(path).map_err(unreadable)? {
         OpenedInput::Regular(file) => file,
+        OpenedInput::Mapped(_, mapped) if mapped.bytes().len() as u64 > MAX_INPUT_BYTES => {
+            return Err(too_large(mapped.bytes().len() as u64));
+        }
+        OpenedInput::Mapped(_, mapped) => return Ok(InputBytes::Mapped(mapped)),
         OpenedInput::NotRegular(kind) => return Err(InputError::NotRegular { what, path: path.to_owned(), kind }),
     };
     // The file's size, when known, sizes the buffer once (no regrowth and
@@ -240,9 +279,9 @@ pub fn read_capped(what: &'static str, path: &Path, open: OpenInput) -> Result<V
     };
     file.take(MAX_INPUT_BYTES + 1).read_to_end(&mut bytes).map_err(unreadable)?;
     if bytes.len() as u64 > MAX_INPUT_BYTES {
-        return Err(InputError::TooLarge { what, path: path.to_owned(), size: bytes.len() as u64 });
+        return Err(too_large(bytes.len() as u64));
     }
-    Ok(bytes)
+    Ok(InputBytes::Read(bytes))
 }
 
 /// Parses `bytes` as strict JSON (UTF-8, no repeated keys).

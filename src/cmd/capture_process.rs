@@ -19,7 +19,10 @@ use crate::output::Format;
 /// Whether stdout is the file at `path` (same device and inode). The file
 /// is opened as every input is, so a FIFO cannot block here either.
 fn stdout_is(path: &std::path::Path) -> bool {
-    let Ok(rea_engine::input::OpenedInput::Regular(file)) = crate::host::open_input(path) else { return false };
+    use rea_engine::input::OpenedInput;
+    let (Ok(OpenedInput::Regular(file)) | Ok(OpenedInput::Mapped(file, _))) = crate::host::open_input(path) else {
+        return false;
+    };
     match (same_file::Handle::stdout(), same_file::Handle::from_file(file)) {
         (Ok(out), Ok(file)) => out == file,
         _ => false,

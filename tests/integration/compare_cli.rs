@@ -215,3 +215,50 @@ fn comparison_evidence_is_not_a_capture() {
     let document = refused_right(&sandbox, "evidence_wrong_workflow");
     assert!(document["message"].as_str().unwrap().contains(COMPARISON_PREDICATE), "{document}");
 }
+
+/// Captures `bytes` bytes of repeated text with `rea capture-process --json`
+/// into `work/<name>` (a file of several MiB: the host maps it to read it).
+fn large_capture(sandbox: &Sandbox, name: &str, bytes: u64) -> String {
+    let scenario = json!({
+        "executable": "sh",
+        "arguments": ["-c", format!("yes 'a line of terminal text 0123456789' | head -c {bytes}")],
+        "limits": {"output_bytes": 10_000_000, "frames": 100_000},
+        "timeout_ms": 60_000
+    });
+    sandbox.put("large.scenario.json", scenario.to_string().as_bytes());
+    let output = sandbox.rea(&["capture-process", "large.scenario.json", "--json"]);
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    fs::write(sandbox.work().join(name), &output.stdout).expect("write the capture");
+    String::from_utf8(output.stdout).expect("UTF-8")
+}
+
+/// Large captures are mapped and their pages given back as they are parsed
+/// (`evidence::behind`): the comparison still verifies both identities, and
+/// a change anywhere in the file, in pages given back before the change is
+/// found, is refused as a changed file (the strict path reads those pages
+/// again and finds the same bytes, not holes).
+#[test]
+fn large_mapped_captures_compare_and_a_change_anywhere_in_them_is_refused() {
+    let sandbox = Sandbox::new();
+    let left = large_capture(&sandbox, "left.json", 6_000_000);
+    let right = large_capture(&sandbox, "right.json", 6_000_000);
+    assert!(left.len() > 4 << 20 && right.len() > 4 << 20, "{} {}", left.len(), right.len());
+    let document = compare_ok(&sandbox, "left.json", "right.json");
+    let terminal = statuses(&document).into_iter().find(|(d, _)| d == "terminal").expect("terminal");
+    assert_eq!(terminal.1, "unchanged", "{document}");
+    let id = |text: &str| parse_single_json(text).unwrap()["evidence_id"].clone();
+    assert_eq!(document["parameters"]["left_evidence_id"], id(&left), "{}", document["parameters"]);
+    assert_eq!(document["parameters"]["right_evidence_id"], id(&right));
+
+    let first = right.find("a line of").expect("text");
+    let last = right.rfind("a line of").expect("text");
+    assert!(last > first + (3 << 20));
+    for at in [first, last] {
+        let mut changed = right.clone().into_bytes();
+        changed[at] = b'A';
+        fs::write(sandbox.work().join("right.json"), &changed).unwrap();
+        let document = error_document(&compare(&sandbox, "left.json", "right.json")).unwrap();
+        assert_eq!(document["code"], "evidence_identity_mismatch", "change at byte {at}: {document}");
+        assert_eq!(document["details"]["file"], "right.json");
+    }
+}

@@ -48,15 +48,17 @@ pub(crate) fn append<T: Serialize + ?Sized>(value: &T, out: &mut Vec<u8>) -> Res
 /// The largest magnitude up to which every integer is an exact double.
 const EXACT: u64 = 1 << 53;
 
-/// Whether any of the eight bytes of `word` needs escaping: a C0 control,
-/// `"` or `\\` (exact as a yes/no answer; bytes of 0x80 and above never
-/// match, since their high bit is cleared by the `!word` terms).
-fn word_needs_escape(word: u64) -> bool {
+/// The bytes of `word` (eight string bytes, little-endian) that need an
+/// escape, as the high bit of each such byte. Exact for the lowest set bit:
+/// the subtraction's borrow can mark a byte only above a byte that truly
+/// needs an escape, so the first escape of a word is where its lowest bit
+/// says (bytes of 0x80 and above, UTF-8, never need one).
+fn escape_mask(word: u64) -> u64 {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     let zero_byte = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
     let control = word.wrapping_sub(ONES * 0x20) & !word & HIGH;
-    control | zero_byte(word ^ (ONES * u64::from(b'"'))) | zero_byte(word ^ (ONES * u64::from(b'\\'))) != 0
+    control | zero_byte(word ^ (ONES * u64::from(b'"'))) | zero_byte(word ^ (ONES * u64::from(b'\\')))
 }
 
 /// The escape of byte `b` in a JSON string, if it needs one.
@@ -76,31 +78,41 @@ fn escape(b: u8) -> Option<[u8; 6]> {
     }
 }
 
-/// Appends `s` as a JSON string, escaped the RFC 8785 way. Runs without an
-/// escape are skipped eight bytes at a time and copied whole.
+/// Appends `s` as a JSON string, escaped the RFC 8785 way. Bytes are read
+/// eight at a time; a word's first escape is found from its mask, and the
+/// runs between escapes are copied whole.
 pub(crate) fn append_str(s: &str, out: &mut Vec<u8>) {
     let bytes = s.as_bytes();
     out.reserve(bytes.len() + 2);
     out.push(b'"');
     let (mut start, mut i) = (0, 0);
-    while i < bytes.len() {
-        if let Some(word) = bytes.get(i..i + 8) {
-            let word = u64::from_le_bytes([word[0], word[1], word[2], word[3], word[4], word[5], word[6], word[7]]);
-            if !word_needs_escape(word) {
-                i += 8;
-                continue;
+    while let Some(word) = bytes.get(i..i + 8) {
+        let word = u64::from_le_bytes([word[0], word[1], word[2], word[3], word[4], word[5], word[6], word[7]]);
+        match escape_mask(word) {
+            0 => i += 8,
+            mask => {
+                let at = i + (mask.trailing_zeros() / 8) as usize;
+                append_escape(bytes, &mut start, at, out);
+                i = at + 1;
             }
         }
-        if let Some(escaped) = escape(bytes[i]) {
-            out.extend_from_slice(&bytes[start..i]);
-            let len = if escaped[1] == b'u' { 6 } else { 2 };
-            out.extend_from_slice(&escaped[..len]);
-            start = i + 1;
-        }
-        i += 1;
+    }
+    for at in i..bytes.len() {
+        append_escape(bytes, &mut start, at, out);
     }
     out.extend_from_slice(&bytes[start..]);
     out.push(b'"');
+}
+
+/// If `bytes[at]` needs an escape: appends the run from `start` before it
+/// and its escape, and moves `start` past it.
+fn append_escape(bytes: &[u8], start: &mut usize, at: usize, out: &mut Vec<u8>) {
+    if let Some(escaped) = escape(bytes[at]) {
+        out.extend_from_slice(&bytes[*start..at]);
+        let len = if escaped[1] == b'u' { 6 } else { 2 };
+        out.extend_from_slice(&escaped[..len]);
+        *start = at + 1;
+    }
 }
 
 /// Appends an integer's digits (exact as a double) or, beyond 2^53, what
@@ -622,6 +634,19 @@ mod tests {
                     assert_eq!(direct_form(&t), crate_form(&t), "{t:?}");
                 }
             }
+        }
+    }
+
+    /// Strings dense in escapes (terminal text: CR LF every few bytes,
+    /// escape sequences, quotes), several escapes to a word.
+    #[test]
+    fn strings_dense_in_escapes_are_escaped_as_the_canonicalizer_does() {
+        let alphabet = ['a', 'b', '\r', '\n', '\u{1b}', '"', '\\', '\u{7f}', 'é', '[', '\0', '\t'];
+        let mut g = Rng(0x2545_f491_4f6c_dd1d);
+        for case in 0..5000 {
+            let len = g.below(40);
+            let text: String = (0..len).map(|_| *g.pick(&alphabet)).collect();
+            assert_eq!(direct_form(&text), crate_form(&text), "case {case}: {text:?}");
         }
     }
 

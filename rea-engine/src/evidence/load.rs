@@ -19,7 +19,7 @@ use super::import::check_record;
 use super::toon::decode_evidence;
 use super::*;
 use crate::error::{Category, UserError};
-use crate::input::{InputError, OpenInput, read_capped};
+use crate::input::{InputBytes, InputError, OpenInput, read_capped};
 
 /// Why a capture file cannot be compared.
 #[derive(Debug, thiserror::Error)]
@@ -100,14 +100,15 @@ struct CaptureDocument {
     evidence_links: Vec<String>,
 }
 
-/// The capture in `bytes`, read straight into its typed record, when it is
+/// The capture in `input`, read straight into its typed record, when it is
 /// current capture Evidence whose recomputed identity and commitments hold;
 /// `None` for anything else (the strict path then says what is wrong).
 ///
 /// The identity is recomputed from the typed record, so it vouches for
-/// exactly the record that is compared.
-pub(crate) fn typed_capture(bytes: &[u8]) -> Option<(Evidence, CaptureRecord)> {
-    let d: CaptureDocument = serde_json::from_slice(bytes).ok()?;
+/// exactly the record that is compared. A mapped file's memory is given
+/// back as it is parsed ([`super::behind`]).
+pub(crate) fn typed_capture(input: &InputBytes) -> Option<(Evidence, CaptureRecord)> {
+    let d: CaptureDocument = super::behind::parse(input, |bytes| serde_json::from_slice(bytes).ok())?;
     let current = d.schema_version == EVIDENCE_SCHEMA_VERSION
         && d.predicate_type == CAPTURE_PREDICATE
         && d.operation == CAPTURE_OPERATION
@@ -153,7 +154,8 @@ mod tests {
     fn the_typed_path_reads_what_the_strict_path_reads() {
         let path = fixture("authority.json");
         let bytes = std::fs::read(&path).unwrap();
-        let (envelope, record) = typed_capture(&bytes).expect("a current capture takes the typed path");
+        let (envelope, record) =
+            typed_capture(&InputBytes::Read(bytes.clone())).expect("a current capture takes the typed path");
         let value = parse_json_bytes("capture", &path, &bytes).unwrap();
         let (strict_envelope, strict_record) = import_capture_record("x", value).unwrap();
         assert_eq!(envelope, strict_envelope);
@@ -165,10 +167,13 @@ mod tests {
         let path = fixture("authority.json");
         let text = std::fs::read_to_string(&path).unwrap();
         let changed = text.replacen("\"exit\": {", "\"exit\": {\"extra\": 1, ", 1);
-        assert!(typed_capture(changed.as_bytes()).is_none());
+        assert!(typed_capture(&InputBytes::Read(changed.into_bytes())).is_none());
         let tampered = text.replacen("\"rows\": 24", "\"rows\": 25", 1);
         assert_ne!(tampered, text);
-        assert!(typed_capture(tampered.as_bytes()).is_none(), "the recomputed identity differs");
+        assert!(
+            typed_capture(&InputBytes::Read(tampered.clone().into_bytes())).is_none(),
+            "the recomputed identity differs"
+        );
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("capture.json");
         std::fs::write(&file, &tampered).unwrap();
@@ -213,7 +218,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("capture.json");
         std::fs::write(&file, serde_json::to_string_pretty(&value).unwrap()).unwrap();
-        assert!(typed_capture(&std::fs::read(&file).unwrap()).is_none());
+        assert!(typed_capture(&InputBytes::Read(std::fs::read(&file).unwrap())).is_none());
         let err = load_capture(&file, crate::input::open_input_portable).unwrap_err();
         let message = err.to_string();
         assert!(message.contains("capture.json"), "{message}");

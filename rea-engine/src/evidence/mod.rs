@@ -4,6 +4,7 @@
 //! where the projection is the whole envelope without `evidence_id` and with
 //! `subject` reduced to `{digest, format, architecture}`.
 
+mod behind;
 mod canonical;
 mod import;
 mod jcs;

@@ -30,8 +30,10 @@ pub struct CaptureRecord {
     /// The normalization projection (see `scenario::normalization_projection`).
     pub normalization: Value,
     /// Admitted PTY output chunks, in arrival order.
+    #[serde(deserialize_with = "frames")]
     pub frames: Vec<Frame>,
     /// Rendered terminal states, in production order.
+    #[serde(deserialize_with = "rendered_frames")]
     pub rendered_frames: Vec<RenderedFrame>,
     /// Scheduled interactions and their outcomes, in dispatch order.
     pub interaction_events: Vec<InteractionEvent>,
@@ -173,6 +175,16 @@ pub struct Manifest {
     pub executable_sha256: String,
     /// Digest of the record's `normalization`.
     pub normalization_sha256: String,
+}
+
+/// `frames`, giving back the memory of a mapped file as they are read.
+fn frames<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Vec<Frame>, D::Error> {
+    super::behind::releasing(deserializer, "struct Frame")
+}
+
+/// `rendered_frames`, giving back the memory of a mapped file as they are read.
+fn rendered_frames<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Vec<RenderedFrame>, D::Error> {
+    super::behind::releasing(deserializer, "struct RenderedFrame")
 }
 
 /// One admitted PTY output chunk.
