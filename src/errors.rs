@@ -1,13 +1,11 @@
 //! Errors the binary itself raises, and the error-document projection.
 
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 use rea_engine::{Category, ErrorDocument, UserError};
 use serde_json::{Value, json};
 
 use crate::Outcome;
-use crate::output::Format;
 
 /// Failures detected by the CLI layer.
 #[derive(Debug, thiserror::Error)]
@@ -88,23 +86,4 @@ fn unserializable(err: &dyn UserError, source: &serde_json::Error) -> Value {
         "retryable": false,
         "remediation": { "action": "Report this as a bug in rea, with the command that failed." },
     })
-}
-
-/// Handles a clap error the way clap does: help and version on stdout with
-/// status 0; anything else (including `rea` alone, which prints the help) on
-/// stderr with a hint and status 2. With `--json` among the arguments the
-/// error document also goes to stdout, for agents that parse it.
-pub(crate) fn usage(err: clap::Error) -> ExitCode {
-    use clap::error::ErrorKind;
-    let _ = err.print();
-    if matches!(err.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
-        return ExitCode::SUCCESS;
-    }
-    if std::env::args().any(|a| a == "--json") {
-        let message = err.render().to_string();
-        let message = message.trim().trim_start_matches("error: ").replace('\n', " ").replace("  ", " ");
-        let outcome = failure(&CliError::Usage { message });
-        let _ = crate::output::print(&outcome.document, Format::Json);
-    }
-    ExitCode::from(crate::exit::USAGE)
 }

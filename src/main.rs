@@ -46,7 +46,7 @@ fn main() -> ExitCode {
     }
     let cli = match cli::Cli::try_parse() {
         Ok(cli) => cli,
-        Err(err) => return errors::usage(err),
+        Err(err) => return usage(err),
     };
     // Settings read once at start-up: an invalid one stops the commands that
     // may capture before anything runs (comparison and the views need none).
@@ -82,4 +82,23 @@ pub(crate) fn emit(outcome: &Outcome, format: Format) -> ExitCode {
         return output::failed("the document", &e);
     }
     ExitCode::from(if outcome.success { exit::SUCCESS } else { exit::FAILURE })
+}
+
+/// Handles a clap error the way clap does: help and version on stdout with
+/// status 0; anything else (including `rea` alone, which prints the help) on
+/// stderr with a hint and status 2. With `--json` among the arguments the
+/// error document also goes to stdout, for agents that parse it.
+fn usage(err: clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    let _ = err.print();
+    if matches!(err.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+        return ExitCode::SUCCESS;
+    }
+    if std::env::args().any(|a| a == "--json") {
+        let message = err.render().to_string();
+        let message = message.trim().trim_start_matches("error: ").replace('\n', " ").replace("  ", " ");
+        let outcome = errors::failure(&errors::CliError::Usage { message });
+        let _ = output::print(&outcome.document, Format::Json);
+    }
+    ExitCode::from(crate::exit::USAGE)
 }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::record::ScreenPair;
+use super::screen_view::ScreenPair;
 
 /// Differences listed per dimension; the rest are counted.
 pub const MAX_DIFFERENCES: usize = 20;

@@ -19,6 +19,7 @@ mod diff;
 mod dimensions;
 mod record;
 mod screen;
+mod screen_view;
 mod terminal;
 pub mod trace;
 
@@ -26,10 +27,11 @@ use serde_json::{Value, json};
 
 pub use diff::{Difference, Location, MAX_DIFFERENCES, TimingDelta};
 pub use record::{
-    CellAttribute, CellRun, ComparisonRecord, ComparisonStatus, Dimension, DimensionResult, DimensionStatus,
-    Divergence, DivergenceGap, DivergenceStatus, FirstDivergence, ScreenPair, ScreenView, TerminalLens,
+    ComparisonRecord, ComparisonStatus, Dimension, DimensionResult, DimensionStatus, Divergence, DivergenceGap,
+    DivergenceStatus, FirstDivergence, TerminalLens,
 };
 pub use screen::row_cells;
+pub use screen_view::{CellAttribute, CellRun, ScreenPair, ScreenView};
 pub use terminal::TRUNCATION_MARGIN_BYTES;
 
 pub use contract::contract_differences;

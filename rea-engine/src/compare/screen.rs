@@ -37,7 +37,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::diff::{Findings, Location, MAX_DIFFERENCES, phase};
-use super::record::{CellAttribute, CellRun, ScreenPair, ScreenView};
+use super::screen_view::{CellAttribute, CellRun, ScreenPair, ScreenView};
 use super::terminal::{Segmented, is_boundary, segment_sizes};
 use crate::emulator::Emulator;
 use crate::emulator::cells::{avt_wide, is_zero_width};
