@@ -12,6 +12,9 @@ mod cells;
 #[path = "../../../rea-engine/src/emulator/csi.rs"]
 #[allow(dead_code)]
 mod csi;
+#[path = "../../../rea-engine/src/emulator/redraw.rs"]
+#[allow(dead_code)]
+mod redraw;
 use fixtures::{FIXTURES, Fixture, Step};
 use oracle::TmuxScreen;
 use std::time::Instant;
@@ -222,6 +225,7 @@ fn pipeline(data: &str) -> (f64, u64, u64) {
         columns: 120,
         rows: 40,
         scrollback: 1000,
+        scrollback_shown: false,
         budget_bytes: 10_000_000,
         frame_limit: 100_000,
         secrets: Default::default(),

@@ -230,6 +230,7 @@ impl Observation {
             columns: scenario.terminal.columns,
             rows: scenario.terminal.rows,
             scrollback: scenario.terminal.scrollback,
+            scrollback_shown: scenario.events.iter().any(|e| matches!(e, crate::scenario::Event::Resize { .. })),
             budget_bytes: scenario.limits.output_bytes,
             frame_limit: scenario.limits.frames,
             secrets: self.secrets.screens(),

@@ -217,6 +217,9 @@ pub(crate) struct Emulator {
     /// The scrolling margins are the whole screen (mirrors avt's DECSTBM,
     /// resize and reset rules; see [`Emulator::track_margins`]).
     full_margins: bool,
+    /// Nothing will show the scrollback, so redraws a full clear hides are
+    /// skipped ([`super::redraw`]).
+    skip_redraws: bool,
     /// Every character goes through the parser and none is skipped: the
     /// reference the fast paths are tested against.
     #[cfg(test)]
@@ -242,9 +245,17 @@ impl Emulator {
             text: String::new(),
             scrollback,
             full_margins: true,
+            skip_redraws: false,
             #[cfg(test)]
             reference: false,
         }
+    }
+
+    /// This emulator, told that nothing will ever show its scrollback (no
+    /// resize will reflow it into view): the redraws a full clear hides are
+    /// then skipped ([`super::redraw`]).
+    pub(crate) fn with_scrollback_unseen(self) -> Emulator {
+        Emulator { skip_redraws: true, ..self }
     }
 
     /// An emulator that parses every character (no plain-text fast path).
@@ -279,9 +290,16 @@ impl Emulator {
             return;
         }
         let bytes = text.as_bytes();
-        let mut at = 0;
+        // Text before `scanned` was already scanned for hidden redraws.
+        let (mut at, mut scanned) = (0, 0);
         while at < text.len() {
             if self.parser.state == State::Ground {
+                if at >= scanned && self.may_skip_redraws() {
+                    let skip = super::redraw::scan(&text[at..], skippable);
+                    scanned = at + skip.stop.max(1);
+                    skip.pens.into_iter().for_each(|ops| self.apply(Function::Sgr(ops)));
+                    at += skip.resume;
+                }
                 let run = plain_len(&bytes[at..]);
                 if run > 0 {
                     let skip = if self.may_skip() { fast_forward_len(&bytes[at..at + run], self.horizon()) } else { 0 };
@@ -345,6 +363,13 @@ impl Emulator {
     /// wrapper and the scrolling margins the whole screen.
     fn may_skip(&self) -> bool {
         self.full_margins && !self.joiner && self.unfinished.is_empty()
+    }
+
+    /// Whether hidden redraws may be skipped here: the scrollback is never
+    /// shown, and nothing is pending in the wrapper (the parser is in the
+    /// ground state).
+    fn may_skip_redraws(&self) -> bool {
+        self.skip_redraws && !self.joiner && self.unfinished.is_empty()
     }
 
     /// Line feeds that must follow a skipped part within the same run.
@@ -587,6 +612,13 @@ impl Emulator {
         };
         self.term.screen().visible_lines().map(row).collect()
     }
+}
+
+/// Whether a non-ASCII character may be skipped in a hidden redraw: one
+/// that only prints into a cell (not a zero-width character, a joiner or a
+/// stand-in, which the wrapper keeps state for).
+fn skippable(c: char) -> bool {
+    c != ZWJ && !is_zero_width(c) && !Clusters::is_id(c)
 }
 
 /// Printable ASCII, CR or LF: text that, in the ground state, only prints,

@@ -94,6 +94,7 @@ fn a_secret_rebuilt_with_a_carriage_return_is_not_in_any_rendered_state() {
         columns: 40,
         rows: 4,
         scrollback: 100,
+        scrollback_shown: true,
         budget_bytes: 1_000_000,
         frame_limit: 100,
         secrets: secrets.clone(),

@@ -14,6 +14,7 @@ fn main() {
         columns: 120,
         rows: 40,
         scrollback: 1000,
+        scrollback_shown: false,
         budget_bytes: 10_000_000,
         frame_limit: 100_000,
         secrets: Default::default(),

@@ -22,6 +22,7 @@ fn main() {
         columns: settings_columns,
         rows: settings_rows,
         scrollback: 1000,
+        scrollback_shown: false,
         budget_bytes: 1_000_000,
         frame_limit: 10_000,
         secrets: Default::default(),

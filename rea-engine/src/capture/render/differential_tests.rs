@@ -60,7 +60,17 @@ fn compare(what: &str, columns: u16, rows: u16, steps: &[Op]) -> usize {
     for (name, normalizer) in normalizers() {
         for bound in BOUNDS {
             let what = format!("{what} ({name}, bound {bound})");
-            let mut screen = Screen::new(columns, rows, 50, normalizer.clone(), bound);
+            let settings = RenderSettings {
+                columns,
+                rows,
+                scrollback: 50,
+                scrollback_shown: true,
+                budget_bytes: bound,
+                frame_limit: 100_000,
+                secrets: Default::default(),
+                answer_queries: false,
+            };
+            let mut screen = Screen::new(&settings, normalizer.clone());
             for (i, step) in steps.iter().enumerate() {
                 match step {
                     Op::Feed(text) => screen.feed(text),
@@ -183,6 +193,8 @@ fn the_renderer_keeps_what_the_straightforward_pipeline_keeps() {
                 columns: *columns,
                 rows: *rows,
                 scrollback: 1000,
+                // Both sides skip hidden redraws alike.
+                scrollback_shown: false,
                 budget_bytes: budget,
                 frame_limit: frames,
                 secrets: Default::default(),
@@ -191,7 +203,7 @@ fn the_renderer_keeps_what_the_straightforward_pipeline_keeps() {
             };
             let now = Instant::now();
             let mut renderer = Renderer::start(settings.clone(), normalizer.clone());
-            let mut screen = Screen::new(*columns, *rows, 1000, normalizer, budget);
+            let mut screen = Screen::new(&settings, normalizer);
             let mut log = RenderedLog::new(budget, frames);
             for (i, step) in steps.iter().enumerate() {
                 let at = i as u64;

@@ -207,6 +207,10 @@ pub struct RenderSettings {
     pub rows: u16,
     /// Scrollback lines.
     pub scrollback: u16,
+    /// Whether anything can show the scrollback: a scheduled resize reflows
+    /// it into view. When nothing can, the redraws a full clear hides are
+    /// not executed (`emulator::redraw`).
+    pub scrollback_shown: bool,
     /// `limits.output_bytes`, the rendered budget.
     pub budget_bytes: u64,
     /// `limits.frames`, the rendered frame limit.
@@ -303,9 +307,8 @@ struct Worker {
 
 impl Worker {
     fn new(settings: &RenderSettings, normalizer: Normalizer, shared: Arc<Shared>) -> Worker {
-        let bound = settings.budget_bytes;
         Worker {
-            screen: Screen::new(settings.columns, settings.rows, settings.scrollback, normalizer, bound),
+            screen: Screen::new(settings, normalizer),
             log: RenderedLog::new(settings.budget_bytes, settings.frame_limit),
             scanner: settings.answer_queries.then(QueryScanner::default),
             drawn: false,

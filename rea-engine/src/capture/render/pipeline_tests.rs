@@ -20,6 +20,7 @@ fn settings(columns: u16, rows: u16, answer_queries: bool) -> RenderSettings {
         columns,
         rows,
         scrollback: 100,
+        scrollback_shown: true,
         budget_bytes: 1_000_000,
         frame_limit: 1000,
         answer_queries,

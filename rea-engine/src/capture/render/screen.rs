@@ -61,10 +61,13 @@ pub(crate) struct Screen {
 }
 
 impl Screen {
-    /// A screen of `columns` x `rows` (each at least 1) keeping `scrollback`
-    /// lines; every normalized piece is bounded by `bound` bytes.
-    pub(crate) fn new(columns: u16, rows: u16, scrollback: u16, normalizer: Normalizer, bound: u64) -> Screen {
-        let term = Emulator::new(usize::from(columns), usize::from(rows), usize::from(scrollback));
+    /// A screen of the settings' size and scrollback; every normalized
+    /// piece is bounded by the rendered budget.
+    pub(crate) fn new(settings: &super::RenderSettings, normalizer: Normalizer) -> Screen {
+        let (columns, rows) = (usize::from(settings.columns), usize::from(settings.rows));
+        let term = Emulator::new(columns, rows, usize::from(settings.scrollback));
+        let term = if settings.scrollback_shown { term } else { term.with_scrollback_unseen() };
+        let bound = settings.budget_bytes;
         let (rows, dump, row_text) = (Vec::new(), Memo::default(), String::new());
         Screen { term, normalizer, bound, rows, dump, row_text }
     }

@@ -25,6 +25,7 @@ fn settings(columns: u16, rows: u16, budget_bytes: u64, frame_limit: u64) -> Ren
         columns,
         rows,
         scrollback: 1000,
+        scrollback_shown: true,
         budget_bytes,
         frame_limit,
         answer_queries: true,
