@@ -147,10 +147,11 @@ pub(crate) fn child_signals() -> io::Result<OwnedFd> {
     }
 }
 
-/// Empties the signal descriptor.
+/// Empties the signal descriptor (a read shorter than the buffer took
+/// every pending signal).
 pub(crate) fn drain(signals: &OwnedFd) {
     let mut buf = [0u8; 128 * 8];
-    while matches!(rustix::io::read(signals, &mut buf), Ok(n) if n > 0) {}
+    while matches!(rustix::io::read(signals, &mut buf), Ok(n) if n == buf.len()) {}
 }
 
 /// The tracer's state and the journal.
@@ -161,6 +162,8 @@ pub(crate) struct Tracer {
     parked: HashMap<u32, i32>,
     /// Processes whose first exec has not been seen (options not yet set).
     unarmed: HashSet<u32>,
+    /// Zombies that are the keeper's own children, left for it to reap.
+    held: HashSet<u32>,
     rows: Vec<Row>,
     limit: usize,
     dropped: u64,
@@ -176,6 +179,7 @@ impl Tracer {
             tasks: HashMap::new(),
             parked: HashMap::new(),
             unarmed: HashSet::from([root]),
+            held: HashSet::new(),
             rows: Vec::new(),
             limit,
             dropped: 0,
@@ -214,6 +218,48 @@ impl Tracer {
             self.on_waited(waited);
         }
         self.release_zombies();
+    }
+
+    /// Releases every zombie tracee whose real parent is not the keeper,
+    /// which hands it to that parent; the keeper's own children stay
+    /// unreaped (their status is noted, and they are held). One `waitid`
+    /// that peeks at the first reportable task finds each, instead of a
+    /// look at every task: only a held zombie, which `waitid` may keep
+    /// reporting first, hides the others, and then every task is looked at.
+    fn release_zombies(&mut self) {
+        loop {
+            match wait_once(None, libc::WEXITED | libc::WNOWAIT) {
+                Ok(Some(Waited::Exit(pid, status))) => {
+                    if self.held.contains(&pid) || self.hold_if_ours(pid, status) {
+                        return self.scan_zombies();
+                    }
+                    match wait_once(Some(pid), libc::WEXITED) {
+                        Ok(Some(waited)) => self.on_waited(waited),
+                        _ => return self.scan_zombies(),
+                    }
+                }
+                // A stop that came in meanwhile (a tracer's wait reports
+                // stops whatever the options).
+                Ok(Some(Waited::Stop(pid, _))) => match wait_once(Some(pid), libc::WSTOPPED) {
+                    Ok(Some(waited)) => self.on_waited(waited),
+                    _ => return self.scan_zombies(),
+                },
+                _ => return,
+            }
+        }
+    }
+
+    /// Whether the zombie `pid` is the keeper's own child: then its status
+    /// is noted and it is held (left unreaped) until the keeper reaps it.
+    fn hold_if_ours(&mut self, pid: u32, status: ExitStatus) -> bool {
+        let thread = self.tasks.get(&pid).is_some_and(|t| t.thread);
+        let ours = !thread && procfs::stat(pid).ok().flatten().is_some_and(|st| st.ppid == self.keeper);
+        if ours {
+            self.ended(pid, status);
+            self.tasks.remove(&pid);
+            self.held.insert(pid);
+        }
+        ours
     }
 
     /// Handles what a `waitid` (of the tracer's or of a reap) reported.
@@ -322,22 +368,19 @@ impl Tracer {
         self.ended(pid, status);
         self.tasks.remove(&pid);
         self.parked.remove(&pid);
+        self.held.remove(&pid);
     }
 
-    /// Waits for every zombie tracee whose real parent is not the keeper,
-    /// which hands it to that parent; the keeper's own children stay
-    /// unreaped (their status is noted).
-    fn release_zombies(&mut self) {
+    /// Looks at every task for a zombie: releases those of other parents
+    /// and holds the keeper's own (see [`Tracer::release_zombies`]).
+    fn scan_zombies(&mut self) {
         let pids: Vec<u32> = self.tasks.keys().copied().collect();
         for pid in pids {
             let peeked = wait_once(Some(pid), libc::WEXITED | libc::WNOWAIT);
             let Ok(Some(Waited::Exit(_, status))) = peeked else { continue };
-            let thread = self.tasks.get(&pid).is_some_and(|t| t.thread);
-            let ours = !thread && procfs::stat(pid).ok().flatten().is_some_and(|st| st.ppid == self.keeper);
-            if ours {
-                self.ended(pid, status);
-                self.tasks.remove(&pid);
-            } else if let Ok(Some(waited)) = wait_once(Some(pid), libc::WEXITED) {
+            if !self.hold_if_ours(pid, status)
+                && let Ok(Some(waited)) = wait_once(Some(pid), libc::WEXITED)
+            {
                 self.on_waited(waited);
             }
         }
