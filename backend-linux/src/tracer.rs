@@ -162,8 +162,6 @@ pub(crate) struct Tracer {
     parked: HashMap<u32, i32>,
     /// Processes whose first exec has not been seen (options not yet set).
     unarmed: HashSet<u32>,
-    /// Zombies that are the keeper's own children, left for it to reap.
-    held: HashSet<u32>,
     rows: Vec<Row>,
     limit: usize,
     dropped: u64,
@@ -179,7 +177,6 @@ impl Tracer {
             tasks: HashMap::new(),
             parked: HashMap::new(),
             unarmed: HashSet::from([root]),
-            held: HashSet::new(),
             rows: Vec::new(),
             limit,
             dropped: 0,
@@ -222,15 +219,17 @@ impl Tracer {
 
     /// Releases every zombie tracee whose real parent is not the keeper,
     /// which hands it to that parent; the keeper's own children stay
-    /// unreaped (their status is noted, and they are held). One `waitid`
-    /// that peeks at the first reportable task finds each, instead of a
-    /// look at every task: only a held zombie, which `waitid` may keep
-    /// reporting first, hides the others, and then every task is looked at.
+    /// unreaped (their status is noted and they leave the task table). One
+    /// `waitid` that peeks at the first reportable task finds each, instead
+    /// of a look at every task. A zombie that is not in the task table (the
+    /// keeper's own, or a new child whose creator's event is not handled
+    /// yet) can keep being reported first and hide the others: then every
+    /// task is looked at, as the tasks it may hide are all in the table.
     fn release_zombies(&mut self) {
         loop {
             match wait_once(None, libc::WEXITED | libc::WNOWAIT) {
                 Ok(Some(Waited::Exit(pid, status))) => {
-                    if self.held.contains(&pid) || self.hold_if_ours(pid, status) {
+                    if !self.tasks.contains_key(&pid) || self.hold_if_ours(pid, status) {
                         return self.scan_zombies();
                     }
                     match wait_once(Some(pid), libc::WEXITED) {
@@ -249,15 +248,14 @@ impl Tracer {
         }
     }
 
-    /// Whether the zombie `pid` is the keeper's own child: then its status
-    /// is noted and it is held (left unreaped) until the keeper reaps it.
+    /// Whether the zombie `pid` (a task) is the keeper's own child: then
+    /// its status is noted and it leaves the task table, unreaped.
     fn hold_if_ours(&mut self, pid: u32, status: ExitStatus) -> bool {
         let thread = self.tasks.get(&pid).is_some_and(|t| t.thread);
         let ours = !thread && procfs::stat(pid).ok().flatten().is_some_and(|st| st.ppid == self.keeper);
         if ours {
             self.ended(pid, status);
             self.tasks.remove(&pid);
-            self.held.insert(pid);
         }
         ours
     }
@@ -368,11 +366,10 @@ impl Tracer {
         self.ended(pid, status);
         self.tasks.remove(&pid);
         self.parked.remove(&pid);
-        self.held.remove(&pid);
     }
 
     /// Looks at every task for a zombie: releases those of other parents
-    /// and holds the keeper's own (see [`Tracer::release_zombies`]).
+    /// and leaves the keeper's own (see [`Tracer::release_zombies`]).
     fn scan_zombies(&mut self) {
         let pids: Vec<u32> = self.tasks.keys().copied().collect();
         for pid in pids {
