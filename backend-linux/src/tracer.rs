@@ -147,10 +147,11 @@ pub(crate) fn child_signals() -> io::Result<OwnedFd> {
     }
 }
 
-/// Empties the signal descriptor.
+/// Empties the signal descriptor (a read shorter than the buffer took
+/// every pending signal).
 pub(crate) fn drain(signals: &OwnedFd) {
     let mut buf = [0u8; 128 * 8];
-    while matches!(rustix::io::read(signals, &mut buf), Ok(n) if n > 0) {}
+    while matches!(rustix::io::read(signals, &mut buf), Ok(n) if n == buf.len()) {}
 }
 
 /// The tracer's state and the journal.
@@ -214,6 +215,49 @@ impl Tracer {
             self.on_waited(waited);
         }
         self.release_zombies();
+    }
+
+    /// Releases every zombie tracee whose real parent is not the keeper,
+    /// which hands it to that parent; the keeper's own children stay
+    /// unreaped (their status is noted and they leave the task table). One
+    /// `waitid` that peeks at the first reportable task finds each, instead
+    /// of a look at every task. A zombie that is not in the task table (the
+    /// keeper's own, or a new child whose creator's event is not handled
+    /// yet) can keep being reported first and hide the others: then every
+    /// task is looked at, as the tasks it may hide are all in the table.
+    fn release_zombies(&mut self) {
+        loop {
+            match wait_once(None, libc::WEXITED | libc::WNOWAIT) {
+                Ok(Some(Waited::Exit(pid, status))) => {
+                    if !self.tasks.contains_key(&pid) || self.hold_if_ours(pid, status) {
+                        return self.scan_zombies();
+                    }
+                    match wait_once(Some(pid), libc::WEXITED) {
+                        Ok(Some(waited)) => self.on_waited(waited),
+                        _ => return self.scan_zombies(),
+                    }
+                }
+                // A stop that came in meanwhile (a tracer's wait reports
+                // stops whatever the options).
+                Ok(Some(Waited::Stop(pid, _))) => match wait_once(Some(pid), libc::WSTOPPED) {
+                    Ok(Some(waited)) => self.on_waited(waited),
+                    _ => return self.scan_zombies(),
+                },
+                _ => return,
+            }
+        }
+    }
+
+    /// Whether the zombie `pid` (a task) is the keeper's own child: then
+    /// its status is noted and it leaves the task table, unreaped.
+    fn hold_if_ours(&mut self, pid: u32, status: ExitStatus) -> bool {
+        let thread = self.tasks.get(&pid).is_some_and(|t| t.thread);
+        let ours = !thread && procfs::stat(pid).ok().flatten().is_some_and(|st| st.ppid == self.keeper);
+        if ours {
+            self.ended(pid, status);
+            self.tasks.remove(&pid);
+        }
+        ours
     }
 
     /// Handles what a `waitid` (of the tracer's or of a reap) reported.
@@ -324,20 +368,16 @@ impl Tracer {
         self.parked.remove(&pid);
     }
 
-    /// Waits for every zombie tracee whose real parent is not the keeper,
-    /// which hands it to that parent; the keeper's own children stay
-    /// unreaped (their status is noted).
-    fn release_zombies(&mut self) {
+    /// Looks at every task for a zombie: releases those of other parents
+    /// and leaves the keeper's own (see [`Tracer::release_zombies`]).
+    fn scan_zombies(&mut self) {
         let pids: Vec<u32> = self.tasks.keys().copied().collect();
         for pid in pids {
             let peeked = wait_once(Some(pid), libc::WEXITED | libc::WNOWAIT);
             let Ok(Some(Waited::Exit(_, status))) = peeked else { continue };
-            let thread = self.tasks.get(&pid).is_some_and(|t| t.thread);
-            let ours = !thread && procfs::stat(pid).ok().flatten().is_some_and(|st| st.ppid == self.keeper);
-            if ours {
-                self.ended(pid, status);
-                self.tasks.remove(&pid);
-            } else if let Ok(Some(waited)) = wait_once(Some(pid), libc::WEXITED) {
+            if !self.hold_if_ours(pid, status)
+                && let Ok(Some(waited)) = wait_once(Some(pid), libc::WEXITED)
+            {
                 self.on_waited(waited);
             }
         }
