@@ -290,11 +290,15 @@ impl Emulator {
             return;
         }
         let bytes = text.as_bytes();
-        // Text before `scanned` was already scanned for hidden redraws.
+        // Text before `scanned` was already scanned for hidden redraws; none
+        // can be skipped past the last `ESC [ 2 J` (every clear starts at or
+        // before its erase), found once by a SIMD search instead of a scan
+        // of every byte of a piece without one.
         let (mut at, mut scanned) = (0, 0);
+        let last_erase = if self.skip_redraws { memchr::memmem::rfind(bytes, b"\x1b[2J") } else { None };
         while at < text.len() {
             if self.parser.state == State::Ground {
-                if at >= scanned && self.may_skip_redraws() {
+                if at >= scanned && last_erase.is_some_and(|e| at <= e) && self.may_skip_redraws() {
                     let skip = super::redraw::scan(&text[at..], skippable);
                     scanned = at + skip.stop.max(1);
                     skip.pens.into_iter().for_each(|ops| self.apply(Function::Sgr(ops)));
