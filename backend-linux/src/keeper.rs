@@ -48,6 +48,7 @@ use rea_engine::host::{
 use rea_engine::scenario::RUN_TOKEN_VARIABLE;
 use rustix::process::{PidfdFlags, WaitId, WaitIdOptions};
 
+use crate::awake::Awake;
 use crate::procfs;
 use crate::tracer::{self, Tracer, Waited};
 
@@ -521,6 +522,8 @@ struct Kept {
     tracer: Option<Tracer>,
     /// Why the tree is not traced.
     untraced: String,
+    /// Keeps a CPU awake during bursts of stops (when traced).
+    awake: Option<Awake>,
 }
 
 impl Kept {
@@ -633,7 +636,8 @@ pub(crate) fn serve(host: fn() -> rea_engine::Host) -> u8 {
         Err(why) => (None, why),
     };
     let root = ProcessIdentity { pid: Pid(pid), start: StartTime(start) };
-    let mut kept = Kept { host, launch, root, status: None, signals, tracer, untraced };
+    let awake = tracer.as_ref().and_then(|_| Awake::start());
+    let mut kept = Kept { host, launch, root, status: None, signals, tracer, untraced, awake };
     let mut answer = vec![b'P'];
     answer.extend_from_slice(&pid.to_le_bytes());
     if socket.write_all(&answer).is_err() {
@@ -659,6 +663,9 @@ fn next_request(kept: &mut Kept, socket: &mut UnixStream) -> Option<u8> {
             tracer::drain(&kept.signals);
             if let Some(tracer) = kept.tracer.as_mut() {
                 tracer.pump();
+            }
+            if let Some(awake) = kept.awake.as_ref() {
+                awake.touch();
             }
         }
         if socket_ready {

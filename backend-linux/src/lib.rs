@@ -13,6 +13,7 @@
 //! Only the engine's traits cross this crate's boundary.
 #![cfg(target_os = "linux")]
 
+mod awake;
 mod doctor;
 pub mod fs;
 pub mod inspect;

@@ -78,6 +78,41 @@ pub(crate) fn read_file(pid: u32, tail: &str, limit: usize) -> io::Result<Option
     }
 }
 
+/// Reads `/proc/<pid>/stat` or `/proc/<pid>/cmdline` (at most `limit`
+/// bytes); `Ok(None)` when the process is gone. Both hand over everything
+/// they have up to the size asked for (`stat` is one record, `cmdline` is
+/// copied page by page until the size is reached), so a first read shorter
+/// than the buffer is the whole file: one read instead of the two of
+/// [`read_file`] (the tracer reads both files for every traced process).
+/// Not for `seq_file` lists such as `children`, whose reads can stop short
+/// at a page.
+fn read_record(pid: u32, tail: &str, limit: usize) -> io::Result<Option<Vec<u8>>> {
+    let mut file = match std::fs::File::open(proc_path(pid, tail)) {
+        Ok(f) => f,
+        Err(e) if is_gone(&e) => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let first = limit.min(4096);
+    let mut buf = vec![0; first];
+    let read = loop {
+        match file.read(&mut buf) {
+            Ok(n) => break n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) if is_gone(&e) => return Ok(None),
+            Err(e) => return Err(e),
+        }
+    };
+    buf.truncate(read);
+    if read == first {
+        match file.take((limit - read) as u64).read_to_end(&mut buf) {
+            Ok(_) => {}
+            Err(e) if is_gone(&e) => return Ok(None),
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(Some(buf))
+}
+
 /// Parses the text of `/proc/<pid>/stat`. Fields are counted after the last
 /// `)`, because the command name in parentheses may contain spaces and `)`.
 pub(crate) fn parse_stat(text: &[u8]) -> Option<Stat> {
@@ -98,7 +133,7 @@ pub(crate) fn parse_stat(text: &[u8]) -> Option<Stat> {
 
 /// Reads and parses `/proc/<pid>/stat`.
 pub(crate) fn stat(pid: u32) -> io::Result<Option<Stat>> {
-    match read_file(pid, "stat", 4096)? {
+    match read_record(pid, "stat", 4096)? {
         None => Ok(None),
         Some(bytes) => parse_stat(&bytes)
             .map(Some)
@@ -108,7 +143,7 @@ pub(crate) fn stat(pid: u32) -> io::Result<Option<Stat>> {
 
 /// Reads `/proc/<pid>/cmdline` as text, NUL separators joined by spaces.
 pub(crate) fn cmdline(pid: u32) -> io::Result<Option<String>> {
-    Ok(read_file(pid, "cmdline", 64 * 1024)?.map(|bytes| {
+    Ok(read_record(pid, "cmdline", 64 * 1024)?.map(|bytes| {
         let text = String::from_utf8_lossy(&bytes);
         text.split('\0').filter(|s| !s.is_empty()).collect::<Vec<_>>().join(" ")
     }))
@@ -244,6 +279,37 @@ mod tests {
         child.kill().unwrap();
         child.wait().unwrap();
         assert!(stat(pid).unwrap().is_none());
+    }
+
+    #[test]
+    fn command_lines_around_the_first_read_and_over_the_limit_are_read_whole_or_cut_at_the_limit() {
+        const SCRIPT: &str = "read x; :";
+        // The bytes before the padding argument: "sh\0-c\0read x; :\0_\0".
+        let head = 3 + 3 + SCRIPT.len() + 1 + 2;
+        for total in [100, 4095, 4096, 4097, 8192, 70_000] {
+            let padding = "a".repeat(total - head - 1);
+            let mut child = std::process::Command::new("sh")
+                .args(["-c", SCRIPT, "_", &padding])
+                .stdin(std::process::Stdio::piped())
+                .spawn()
+                .unwrap();
+            let pid = child.id();
+            let mut expected = format!("sh\0-c\0{SCRIPT}\0_\0{padding}\0").into_bytes();
+            assert_eq!(expected.len(), total);
+            expected.truncate(64 * 1024);
+            // Until the child's exec, its command line is this test's.
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+            let read = loop {
+                let read = read_record(pid, "cmdline", 64 * 1024).unwrap().unwrap();
+                if read.starts_with(b"sh\0") || std::time::Instant::now() >= deadline {
+                    break read;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(2));
+            };
+            assert!(read == expected, "{total} bytes: read {} bytes, expected {}", read.len(), expected.len());
+            child.kill().unwrap();
+            child.wait().unwrap();
+        }
     }
 
     #[test]
