@@ -5,6 +5,7 @@ scenario file written into the work directory."""
 
 import json
 import os
+import resource
 import statistics
 import subprocess
 import tempfile
@@ -32,6 +33,29 @@ def interleaved(a, b, cwd, runs):
         wa.append(wall(a, cwd))
         wb.append(wall(b, cwd))
     return statistics.median(wa), statistics.median(wb)
+
+
+def wall_and_cpu(cmd, cwd):
+    """Wall seconds of one run of `cmd` in `cwd`, and the CPU seconds (user
+    and system) of every process it waited for."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    seconds = wall(cmd, cwd)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return seconds, cpu
+
+
+def interleaved_with_cpu(a, b, cwd, runs):
+    """Like `interleaved`, with the median CPU seconds of each beside:
+    ((wall a, cpu a), (wall b, cpu b))."""
+    wall(a, cwd)
+    wall(b, cwd)
+    ra, rb = [], []
+    for _ in range(runs):
+        ra.append(wall_and_cpu(a, cwd))
+        rb.append(wall_and_cpu(b, cwd))
+    medians = lambda rs: (statistics.median(w for w, _ in rs), statistics.median(c for _, c in rs))
+    return medians(ra), medians(rb)
 
 
 def peak_rss_mib(cmd, cwd):

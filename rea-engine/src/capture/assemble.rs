@@ -1,13 +1,13 @@
 //! Assembling the capture record and its Evidence from the observations.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
 use serde_json::json;
 
 use super::conclude::Concluded;
 use super::exact::ProcessMode;
-use super::normalize::{Normalizer, replace_number};
+use super::normalize::{Normalizer, replace_numbers};
 use super::owned::CleanupReport;
 use super::parts::{Collection, Context, Observation};
 use super::render::{EMULATOR, RendererState};
@@ -103,12 +103,17 @@ pub(crate) const MAX_LISTED_UNVERIFIED_PROCESSES: usize = 1000;
 /// cut loses a tail that could begin a secret), normalized, each sampled PID
 /// (longest first) replaced by `<pid>` where no digit is adjacent, and
 /// bounded by [`MAX_SAMPLED_COMMAND_BYTES`].
-fn sampled_command(sample: &RawSample, secrets: &mut Redactor, normalizer: &Normalizer, pids: &[String]) -> String {
+fn sampled_command(
+    sample: &RawSample,
+    secrets: &mut Redactor,
+    normalizer: &Normalizer,
+    pids: &HashSet<String>,
+) -> String {
     let cut = sample.command.len() < sample.command_bytes;
     let redacted = if cut { secrets.prefix(&sample.command) } else { secrets.whole(&sample.command) };
     let mut text = normalizer.normalize_unbounded(&redacted);
-    for pid in pids {
-        text = replace_number(&text, pid, "<pid>", u64::MAX).into_text(&text).unwrap_or(text);
+    if let Some(replaced) = replace_numbers(&text, pids, "<pid>") {
+        text = replaced;
     }
     let text = text.trim();
     if !cut && text.len() <= MAX_SAMPLED_COMMAND_BYTES {
@@ -265,8 +270,7 @@ fn process_samples(a: &Assembly<'_>) -> Vec<ProcessSample> {
     let sampled = &a.concluded.sampled;
     let map = ordinals(a.root_pid, sampled);
     let mut secrets = a.observed.secrets.redactor();
-    let mut pid_texts: Vec<String> = map.keys().map(u32::to_string).collect();
-    pid_texts.sort_by_key(|p| std::cmp::Reverse(p.len()));
+    let pid_texts: HashSet<String> = map.keys().map(u32::to_string).collect();
     let ordinal = |v: u32, unmapped: u64| if v == 0 { 0 } else { map.get(&v).copied().unwrap_or(unmapped) };
     let exact = a.concluded.processes.is_exact();
     sampled
@@ -538,7 +542,7 @@ mod command_tests {
         let normalizer = Normalizer::new(&Normalization::default(), &HostValues::default());
         let mut redactor =
             Secrets::new(secrets.iter().map(|s| (*s, format!("<redacted-input:{}-bytes>", s.len())))).redactor();
-        sampled_command(&sample(command, command.len()), &mut redactor, &normalizer, &[])
+        sampled_command(&sample(command, command.len()), &mut redactor, &normalizer, &Default::default())
     }
 
     #[test]

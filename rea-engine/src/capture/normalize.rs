@@ -10,6 +10,7 @@
 //! known (only after the last stage) or unknown.
 
 use std::borrow::Cow;
+use std::collections::HashSet;
 
 use crate::scenario::{Normalization, Pattern};
 
@@ -146,7 +147,8 @@ impl Step {
         }
     }
 
-    /// The text after this stage (tests and unbounded callers).
+    /// The text after this stage.
+    #[cfg(test)]
     pub(crate) fn into_text(self, original: &str) -> Option<String> {
         match self {
             Step::Same => Some(original.to_owned()),
@@ -202,14 +204,31 @@ fn splice(text: &str, spans: impl IntoIterator<Item = (usize, usize)>, to: &str,
     if out.len() as u64 > cap { Step::Over(Some(out.len() as u64)) } else { Step::Changed(out) }
 }
 
-/// Replaces `number` where no ASCII digit is adjacent on either side.
-pub(crate) fn replace_number(text: &str, number: &str, to: &str, cap: u64) -> Step {
+/// Replaces each of `numbers` (decimal digits) where no ASCII digit is
+/// adjacent on either side, that is each whole run of digits that is one
+/// of them, with `to`; `None`: nothing replaced. One pass over `text`
+/// whatever the count of numbers (a journal of thousands of processes
+/// looks for every PID in every command).
+pub(crate) fn replace_numbers(text: &str, numbers: &HashSet<String>, to: &str) -> Option<String> {
+    if numbers.is_empty() {
+        return None;
+    }
     let bytes = text.as_bytes();
-    let spans = text.match_indices(number).map(|(i, m)| (i, i + m.len())).filter(|&(start, end)| {
-        let before = start.checked_sub(1).map(|j| bytes[j]);
-        !before.is_some_and(|b| b.is_ascii_digit()) && !bytes.get(end).is_some_and(u8::is_ascii_digit)
+    let mut at = 0;
+    let runs = std::iter::from_fn(|| {
+        loop {
+            let start = at + bytes.get(at..)?.iter().position(u8::is_ascii_digit)?;
+            let end = bytes[start..].iter().position(|b| !b.is_ascii_digit()).map_or(bytes.len(), |n| start + n);
+            at = end;
+            if numbers.contains(&text[start..end]) {
+                return Some((start, end));
+            }
+        }
     });
-    splice(text, spans, to, cap)
+    match splice(text, runs, to, u64::MAX) {
+        Step::Changed(replaced) => Some(replaced),
+        Step::Same | Step::Over(_) => None,
+    }
 }
 
 /// Replaces `pid` (with no ASCII digit adjacent) only where the text names
@@ -408,6 +427,45 @@ pub(crate) fn normalize_ports(text: &str, cap: u64) -> Step {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What `replace_numbers` replaced before it was one pass: each number
+    /// in turn, wherever no ASCII digit is adjacent.
+    fn replace_each(text: &str, numbers: &[String], to: &str) -> String {
+        let mut text = text.to_owned();
+        for number in numbers {
+            let bytes = text.as_bytes();
+            let spans = text.match_indices(number.as_str()).map(|(i, m)| (i, i + m.len())).filter(|&(start, end)| {
+                let before = start.checked_sub(1).map(|j| bytes[j]);
+                !before.is_some_and(|b| b.is_ascii_digit()) && !bytes.get(end).is_some_and(u8::is_ascii_digit)
+            });
+            text = splice(&text, spans, to, u64::MAX).into_text(&text).unwrap();
+        }
+        text
+    }
+
+    #[test]
+    fn replacing_numbers_in_one_pass_equals_replacing_each_in_turn() {
+        // Texts of digits, letters, separators and multi-byte characters
+        // from a small generator, against sets of short numbers (so that
+        // they meet inside longer runs, at the edges and next to each other).
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % n
+        };
+        let alphabet = ["1", "2", "3", "12", "0", "a", " ", "/", "é", "[", "]", "<pid>"];
+        for case in 0..5_000 {
+            let text: String = (0..next(24)).map(|_| alphabet[next(alphabet.len() as u64) as usize]).collect();
+            let numbers: Vec<String> = (0..next(5)).map(|_| (1 + next(400)).to_string()).collect();
+            let set: HashSet<String> = numbers.iter().cloned().collect();
+            let expected = replace_each(&text, &numbers, "<pid>");
+            let got = replace_numbers(&text, &set, "<pid>");
+            assert_eq!(got.as_deref().unwrap_or(&text), expected, "case {case}: {text:?} with {numbers:?}");
+            assert_eq!(got.is_some(), expected != text, "case {case}: None means unchanged");
+        }
+    }
 
     /// A normalizer with only the given literal patterns.
     fn patterns_only(patterns: &[(&str, &str)]) -> Normalizer {
