@@ -131,6 +131,24 @@ impl Drop for Awake {
     }
 }
 
+/// For `rea doctor`: whether the keeper will keep a CPU awake, and why not.
+pub(crate) fn availability() -> Result<String, String> {
+    let cpus = thread::available_parallelism().map_or(1, |n| n.get());
+    if cpus < 2 {
+        return Err("one CPU: there is no other CPU to keep awake while traced processes start".into());
+    }
+    if !may_leave_idle_class() {
+        return Err("no CAP_SYS_NICE and RLIMIT_NICE below 20: the keeper could not take an idle-class thread out of \
+                    that class to end it, so it traces without keeping a CPU awake"
+            .into());
+    }
+    Ok(format!(
+        "{cpus} CPUs and CAP_SYS_NICE or RLIMIT_NICE >= 20: the keeper keeps a CPU awake at the idle class for {} ms \
+         after each batch of ptrace stops",
+        WINDOW.as_millis()
+    ))
+}
+
 /// Whether a thread of this process may leave `SCHED_IDLE` for the normal
 /// class at nice 0: with `CAP_SYS_NICE` (bit 23 of the effective set), or
 /// with a `RLIMIT_NICE` of at least 20.

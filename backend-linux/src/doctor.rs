@@ -8,7 +8,7 @@ use rea_engine::doctor::{Probe, Requirement};
 use rea_engine::host::Check;
 
 /// Every check, in report order.
-pub(crate) const PROBES: [Probe; 8] = [
+pub(crate) const PROBES: [Probe; 9] = [
     Probe {
         name: "pty_probe",
         requirement: Requirement::Required,
@@ -44,6 +44,12 @@ pub(crate) const PROBES: [Probe; 8] = [
         requirement: Requirement::Recommended,
         run: ptrace_exact,
         remediation: "Allow ptrace of a process's own children (YAMA kernel.yama.ptrace_scope 0 or 1, ptrace not blocked by seccomp or the container runtime) for exact process observation; without it captures sample the process tree and say why.",
+    },
+    Probe {
+        name: "exact_processes_cpu_kept_awake",
+        requirement: Requirement::Informational,
+        run: crate::awake::availability,
+        remediation: "Nothing is needed: exact observation works without it, only slower for programs that start many short processes (about 1.6 instead of 1.2 times the sampled capture's time in docs/benchmarks.md). It needs CAP_SYS_NICE (root has it; a service manager can grant it, e.g. systemd's AmbientCapabilities=CAP_SYS_NICE) or a `nice` limit of 0 in limits.conf (RLIMIT_NICE 20).",
     },
     Probe {
         name: "cgroup_v2_delegation",

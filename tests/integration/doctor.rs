@@ -25,6 +25,7 @@ fn doctor_runs_the_linux_checks_and_reports_capture_available() {
             "child_subreaper",
             "parent_death_signal",
             "ptrace_exact_processes",
+            "exact_processes_cpu_kept_awake",
             "cgroup_v2_delegation",
             "sha_extensions",
             "terminal_emulator"
@@ -35,7 +36,8 @@ fn doctor_runs_the_linux_checks_and_reports_capture_available() {
         assert!(["healthy", "degraded", "informational"].contains(&status), "{check}");
         assert!(!check["detail"].as_str().unwrap().is_empty(), "{check}");
     }
-    let informational = ["cgroup_v2_delegation", "sha_extensions", "terminal_emulator"];
+    let informational =
+        ["exact_processes_cpu_kept_awake", "cgroup_v2_delegation", "sha_extensions", "terminal_emulator"];
     for check in
         doc["checks"].as_array().unwrap().iter().filter(|c| informational.contains(&c["name"].as_str().unwrap()))
     {
