@@ -12,18 +12,25 @@
 //!
 //! The thread spins only for [`WINDOW`] after the keeper last handled a
 //! stop (stops come in bursts: a fork, the child's first stop, its exec,
-//! its exit) and sleeps otherwise, so a program that rarely starts
-//! processes costs nothing. Measured in `docs/benchmarks.md` ("Exact
-//! process observation"); the choice is in `docs/decisions.md`.
+//! its exit), so a program that rarely starts processes costs nothing.
+//! Measured in `docs/benchmarks.md` ("Exact process observation"); the
+//! choice is in `docs/decisions.md`.
 //!
 //! The idle class has one cost to guard against: on a machine where every
 //! CPU is busy, a `SCHED_IDLE` thread gets a turn about every quarter of a
 //! second, and it needs one to exit, which the keeper's exit (and so the
 //! capture's end) waits for (measured: a trivial capture took 279 ms
-//! instead of 29 beside two busy loops). So the keeper gives the thread the
-//! normal class back before it ends it, and starts the thread only where
-//! it may do so (`CAP_SYS_NICE`, or a `RLIMIT_NICE` that allows nice 0):
-//! leaving the idle class is privileged.
+//! instead of 29 beside two busy loops). Two ways, by privilege:
+//!
+//! - [`Mode::Lasting`], where the keeper may give the thread the normal
+//!   class back (`CAP_SYS_NICE`, or a `RLIMIT_NICE` that allows nice 0):
+//!   one thread lives as long as the keeper, sleeping between bursts, and
+//!   gets the normal class back before it is ended;
+//! - [`Mode::PerBurst`] elsewhere (leaving the idle class is privileged): a
+//!   thread lives for one burst only, ending itself when the window lapses,
+//!   and is started only while `/proc/loadavg` shows no more runnable tasks
+//!   than CPUs, so on a busy machine there is none to wait for. Left: a
+//!   machine that becomes busy within the last window of a capture.
 
 #![expect(unsafe_code, reason = "pthread_setschedparam and getrlimit have no wrapper in rustix")]
 
@@ -36,15 +43,24 @@ use std::time::{Duration, Instant};
 /// How long the thread keeps its CPU awake after the last stop.
 pub(crate) const WINDOW: Duration = Duration::from_millis(3);
 
+/// How the thread lives (see the module's text).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Lasting,
+    PerBurst,
+}
+
 /// What the keeper and the thread share.
 struct Shared {
     /// When the keeper last handled stops, in nanoseconds after `base`.
     last: AtomicU64,
     base: Instant,
-    /// The thread is asleep (or about to be) and needs an unpark.
+    /// The thread is asleep (or about to be) and needs an unpark
+    /// ([`Mode::Lasting`]).
     asleep: AtomicBool,
     /// The thread is to end.
     stop: AtomicBool,
+    window: Duration,
 }
 
 impl Shared {
@@ -52,101 +68,152 @@ impl Shared {
         self.base.elapsed().as_nanos() as u64
     }
 
-    /// Whether the keeper handled stops less than `window` ago.
-    fn recent(&self, window: Duration) -> bool {
-        self.now().saturating_sub(self.last.load(Ordering::SeqCst)) < window.as_nanos() as u64
+    /// Whether the keeper handled stops less than a window ago.
+    fn recent(&self) -> bool {
+        self.now().saturating_sub(self.last.load(Ordering::SeqCst)) < self.window.as_nanos() as u64
     }
 }
 
 /// The handle of the awake-keeping thread; dropping it ends the thread.
 pub(crate) struct Awake {
     shared: Arc<Shared>,
-    /// `None` once joined.
+    mode: Mode,
+    cpus: usize,
+    /// The thread ([`Mode::PerBurst`]: the last one started, perhaps ended).
     thread: Option<JoinHandle<()>>,
 }
 
 impl Awake {
-    /// Starts the thread, asleep; `None` when this machine has a single
-    /// CPU (there is no other CPU to keep awake), when this process could
-    /// not give the thread the normal class back (see the module's text),
-    /// or when the thread cannot start or be given the idle class.
+    /// The handle; `None` on a machine with a single CPU (there is no other
+    /// CPU to keep awake).
     pub(crate) fn start() -> Option<Awake> {
         let cpus = thread::available_parallelism().map_or(1, |n| n.get());
-        if cpus < 2 || !may_leave_idle_class() {
-            return None;
-        }
-        Awake::with_window(WINDOW)
+        let mode = if may_leave_idle_class() { Mode::Lasting } else { Mode::PerBurst };
+        (cpus >= 2).then(|| Awake::new(mode, cpus, WINDOW)).flatten()
     }
 
-    fn with_window(window: Duration) -> Option<Awake> {
+    fn new(mode: Mode, cpus: usize, window: Duration) -> Option<Awake> {
         let shared = Arc::new(Shared {
             last: AtomicU64::new(0),
-            // The last stop is long enough ago that the thread starts asleep.
+            // The last stop is long enough ago that nothing spins yet.
             base: Instant::now().checked_sub(window * 2)?,
             asleep: AtomicBool::new(false),
             stop: AtomicBool::new(false),
+            window,
         });
-        let theirs = Arc::clone(&shared);
-        let handle = thread::Builder::new()
+        let mut awake = Awake { shared, mode, cpus, thread: None };
+        if mode == Mode::Lasting && !awake.spawn() {
+            return None;
+        }
+        Some(awake)
+    }
+
+    /// Starts a thread and gives it the idle class. The keeper sets the
+    /// class (not the thread itself), so that the normal class given back
+    /// when it ends always comes after. Whether it runs at the idle class.
+    fn spawn(&mut self) -> bool {
+        let (theirs, mode) = (Arc::clone(&self.shared), self.mode);
+        let spawned = thread::Builder::new()
             .name("rea-awake".into())
             .stack_size(64 * 1024)
-            .spawn(move || keep_awake(&theirs, window))
-            .ok()?;
-        // The keeper sets the class (not the thread itself), so that the
-        // normal class given back when it ends always comes after.
-        let awake = Awake { shared, thread: Some(handle) };
-        awake.set_class(libc::SCHED_IDLE).then_some(awake)
+            .spawn(move || keep_awake(&theirs, mode));
+        let Ok(handle) = spawned else { return false };
+        if let Some(ended) = self.thread.replace(handle) {
+            let _ = ended.join();
+        }
+        if self.set_class(libc::SCHED_IDLE) {
+            return true;
+        }
+        // Spinning at the normal class would take CPU from the program.
+        self.end();
+        false
     }
 
     /// The keeper just handled stops: keep a CPU awake for the window.
-    pub(crate) fn touch(&self) {
+    pub(crate) fn touch(&mut self) {
+        let cpus = self.cpus;
+        self.touch_with(|| runnable_tasks().is_some_and(|runnable| runnable <= cpus));
+    }
+
+    /// [`Awake::touch`], with `free` telling whether a CPU is free now
+    /// (asked only when a per-burst thread is to start).
+    fn touch_with(&mut self, free: impl FnOnce() -> bool) {
         self.shared.last.store(self.shared.now(), Ordering::SeqCst);
-        if self.shared.asleep.swap(false, Ordering::SeqCst)
-            && let Some(thread) = &self.thread
-        {
-            thread.thread().unpark();
+        match self.mode {
+            Mode::Lasting => {
+                if self.shared.asleep.swap(false, Ordering::SeqCst)
+                    && let Some(thread) = &self.thread
+                {
+                    thread.thread().unpark();
+                }
+            }
+            Mode::PerBurst => {
+                let running = self.thread.as_ref().is_some_and(|t| !t.is_finished());
+                if !running && free() {
+                    self.spawn();
+                }
+            }
         }
     }
 
     /// Sets the thread's scheduling class; whether that was done.
     fn set_class(&self, policy: libc::c_int) -> bool {
-        let Some(thread) = &self.thread else { return false };
+        let Some(thread) = self.thread.as_ref().filter(|t| !t.is_finished()) else { return false };
         let param = libc::sched_param { sched_priority: 0 };
         // SAFETY: the thread is not joined yet (the handle is held), so its
         // pthread_t is valid; `param` lives for the call.
         unsafe { libc::pthread_setschedparam(thread.as_pthread_t(), policy, &param) == 0 }
     }
-}
 
-impl Drop for Awake {
-    /// Gives the thread the normal class back, so that it ends at once even
-    /// when every CPU is busy, and joins it.
-    fn drop(&mut self) {
-        self.set_class(libc::SCHED_OTHER);
+    /// Ends the thread: the normal class back (where allowed), so that it
+    /// ends at once even when every CPU is busy; then joins it.
+    fn end(&mut self) {
+        if self.mode == Mode::Lasting {
+            self.set_class(libc::SCHED_OTHER);
+        }
         self.shared.stop.store(true, Ordering::SeqCst);
         if let Some(thread) = self.thread.take() {
             thread.thread().unpark();
             let _ = thread.join();
         }
+        self.shared.stop.store(false, Ordering::SeqCst);
     }
 }
 
-/// For `rea doctor`: whether the keeper will keep a CPU awake, and why not.
+impl Drop for Awake {
+    fn drop(&mut self) {
+        self.end();
+    }
+}
+
+/// For `rea doctor`: how the keeper keeps a CPU awake, or why it does not.
 pub(crate) fn availability() -> Result<String, String> {
     let cpus = thread::available_parallelism().map_or(1, |n| n.get());
     if cpus < 2 {
         return Err("one CPU: there is no other CPU to keep awake while traced processes start".into());
     }
-    if !may_leave_idle_class() {
-        return Err("no CAP_SYS_NICE and RLIMIT_NICE below 20: the keeper could not take an idle-class thread out of \
-                    that class to end it, so it traces without keeping a CPU awake"
-            .into());
+    let window = WINDOW.as_millis();
+    if may_leave_idle_class() {
+        Ok(format!(
+            "{cpus} CPUs, CAP_SYS_NICE or RLIMIT_NICE >= 20: the keeper keeps a CPU awake at the idle class for \
+             {window} ms after each batch of ptrace stops"
+        ))
+    } else {
+        Err(format!(
+            "{cpus} CPUs, no CAP_SYS_NICE and RLIMIT_NICE below 20: the keeper keeps a CPU awake for {window} ms \
+             after each batch of ptrace stops only while /proc/loadavg shows a free CPU, with a thread per burst"
+        ))
     }
-    Ok(format!(
-        "{cpus} CPUs and CAP_SYS_NICE or RLIMIT_NICE >= 20: the keeper keeps a CPU awake at the idle class for {} ms \
-         after each batch of ptrace stops",
-        WINDOW.as_millis()
-    ))
+}
+
+/// Runnable tasks on the machine now (the fourth field of `/proc/loadavg`,
+/// `running/total`, counts the reader too).
+fn runnable_tasks() -> Option<usize> {
+    parse_runnable(&std::fs::read_to_string("/proc/loadavg").ok()?)
+}
+
+fn parse_runnable(loadavg: &str) -> Option<usize> {
+    loadavg.split_ascii_whitespace().nth(3)?.split_once('/')?.0.parse().ok()
 }
 
 /// Whether a thread of this process may leave `SCHED_IDLE` for the normal
@@ -167,18 +234,22 @@ fn may_leave_idle_class() -> bool {
     capable || allowed
 }
 
-/// The thread: spin while the last stop is recent and sleep until the next
-/// `touch` otherwise, until told to stop.
-fn keep_awake(shared: &Shared, window: Duration) {
+/// The thread: spin while the last stop is recent; then sleep until the
+/// next `touch` ([`Mode::Lasting`]) or end ([`Mode::PerBurst`]); end when
+/// told to.
+fn keep_awake(shared: &Shared, mode: Mode) {
     while !shared.stop.load(Ordering::SeqCst) {
-        if shared.recent(window) {
+        if shared.recent() {
             std::hint::spin_loop();
             continue;
+        }
+        if mode == Mode::PerBurst {
+            return;
         }
         shared.asleep.store(true, Ordering::SeqCst);
         // A touch between the check above and `asleep` either is seen here
         // or sees `asleep` and unparks (both are sequentially consistent).
-        if shared.recent(window) || shared.stop.load(Ordering::SeqCst) {
+        if shared.recent() || shared.stop.load(Ordering::SeqCst) {
             shared.asleep.store(false, Ordering::SeqCst);
             continue;
         }
@@ -222,13 +293,16 @@ mod tests {
         None
     }
 
+    /// Tests that look for the `rea-awake` thread run one at a time.
+    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
     #[test]
-    fn the_thread_runs_at_the_idle_class_spins_after_a_touch_sleeps_after_the_window_and_ends_at_once_on_a_busy_machine()
+    fn the_lasting_thread_runs_at_the_idle_class_spins_after_a_touch_sleeps_after_the_window_and_ends_at_once_on_a_busy_machine()
      {
-        // One test for the thread's whole life: a second `rea-awake`
-        // thread in this process would make `awake_thread` ambiguous.
+        let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
         let window = Duration::from_secs(1);
-        let awake = Awake::with_window(window).expect("the thread starts at the idle class");
+        let cpus = thread::available_parallelism().map_or(1, |n| n.get());
+        let mut awake = Awake::new(Mode::Lasting, cpus, window).expect("the thread starts at the idle class");
         // The thread names itself once it runs.
         assert!(eventually(|| awake_thread().is_some()), "the thread is not listed");
         assert_eq!(awake_thread().unwrap().1, libc::SCHED_IDLE as u32);
@@ -246,7 +320,7 @@ mod tests {
         assert!(!awake.shared.asleep.load(Ordering::SeqCst), "asleep 100 ms after a touch");
         // ...and sleeps again once the window passed without a touch.
         assert!(eventually(|| awake.shared.asleep.load(Ordering::SeqCst)));
-        assert!(!awake.shared.recent(window), "asleep inside the window");
+        assert!(!awake.shared.recent(), "asleep inside the window");
         if !may_leave_idle_class() {
             eprintln!("not checked: ending on a busy machine (this process may not leave the idle class)");
             return;
@@ -255,7 +329,6 @@ mod tests {
         // thread would wait about a quarter of a second for a turn to end.
         awake.touch();
         let busy = Arc::new(AtomicBool::new(true));
-        let cpus = thread::available_parallelism().map_or(1, |n| n.get());
         let loops: Vec<_> = (0..cpus)
             .map(|_| {
                 let busy = Arc::clone(&busy);
@@ -274,5 +347,38 @@ mod tests {
         loops.into_iter().for_each(|l| l.join().unwrap());
         assert!(awake_thread().is_none(), "the thread outlived its handle");
         assert!(took < Duration::from_millis(100), "ending the thread took {took:?} with every CPU busy");
+    }
+
+    #[test]
+    fn a_per_burst_thread_starts_only_with_a_free_cpu_runs_at_the_idle_class_and_ends_with_its_window() {
+        let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+        let mut awake = Awake::new(Mode::PerBurst, 2, Duration::from_secs(1)).expect("the handle");
+        assert!(awake_thread().is_none(), "a thread before any touch");
+        // No free CPU: nothing starts.
+        awake.touch_with(|| false);
+        thread::sleep(Duration::from_millis(20));
+        assert!(awake_thread().is_none(), "a thread started without a free CPU");
+        // A free CPU: a thread at the idle class, which ends by itself once
+        // the window passed.
+        awake.touch_with(|| true);
+        assert!(eventually(|| awake_thread().is_some()), "no thread after a touch with a free CPU");
+        assert_eq!(awake_thread().unwrap().1, libc::SCHED_IDLE as u32);
+        assert!(eventually(|| awake_thread().is_none()), "the thread outlived its window");
+        assert!(!awake.shared.recent());
+        // The next burst starts the next thread; a touch while one spins
+        // asks nothing and starts nothing.
+        awake.touch_with(|| true);
+        assert!(eventually(|| awake_thread().is_some()));
+        awake.touch_with(|| panic!("asked for a free CPU while a thread spins"));
+        drop(awake);
+        assert!(awake_thread().is_none(), "the thread outlived its handle");
+    }
+
+    #[test]
+    fn runnable_tasks_are_the_fourth_field_of_loadavg() {
+        assert_eq!(parse_runnable("0.52 0.58 0.59 3/467 12345\n"), Some(3));
+        assert_eq!(parse_runnable("0.52 0.58 0.59 x/467 12345\n"), None);
+        assert_eq!(parse_runnable("0.52 0.58\n"), None);
+        assert!(runnable_tasks().is_some_and(|n| n >= 1), "this test runs, so at least one task is runnable");
     }
 }

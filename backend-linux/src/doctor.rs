@@ -49,7 +49,7 @@ pub(crate) const PROBES: [Probe; 9] = [
         name: "exact_processes_cpu_kept_awake",
         requirement: Requirement::Informational,
         run: crate::awake::availability,
-        remediation: "Nothing is needed: exact observation works without it, only slower for programs that start many short processes (about 1.6 instead of 1.2 times the sampled capture's time in docs/benchmarks.md). It needs CAP_SYS_NICE (root has it; a service manager can grant it, e.g. systemd's AmbientCapabilities=CAP_SYS_NICE) or a `nice` limit of 0 in limits.conf (RLIMIT_NICE 20).",
+        remediation: "Nothing is needed. With CAP_SYS_NICE (root has it; a service manager can grant it, e.g. systemd's AmbientCapabilities=CAP_SYS_NICE) or a `nice` limit of 0 in limits.conf (RLIMIT_NICE 20) the keeper keeps one lasting idle-class thread; without, it starts one per burst of process starts and only while /proc/loadavg shows a free CPU, so a machine that becomes busy during a capture's last 3 ms can hold its end back (about a quarter of a second, up to 1.3 s seen; see docs/decisions.md).",
     },
     Probe {
         name: "cgroup_v2_delegation",

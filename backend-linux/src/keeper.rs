@@ -664,7 +664,7 @@ fn next_request(kept: &mut Kept, socket: &mut UnixStream) -> Option<u8> {
             if let Some(tracer) = kept.tracer.as_mut() {
                 tracer.pump();
             }
-            if let Some(awake) = kept.awake.as_ref() {
+            if let Some(awake) = kept.awake.as_mut() {
                 awake.touch();
             }
         }
