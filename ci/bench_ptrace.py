@@ -45,6 +45,9 @@ def main():
         exact = scenario(cwd, "exact.json", base)
         sampled = scenario(cwd, "sampled.json", dict(base, process_observation="sampled"))
         journaled, samples = check(cwd, exact, sampled)
+        doctor = json.loads(subprocess.run([REA, "doctor", "--json"], capture_output=True, check=True).stdout)
+        awake = next(c["detail"] for c in doctor["checks"] if c["name"] == "exact_processes_cpu_kept_awake")
+        print(f"keeper (rea doctor, exact_processes_cpu_kept_awake): {awake}")
         (e, e_cpu), (s, s_cpu) = interleaved_with_cpu([REA, "capture-process", exact, "--json"],
                                                       [REA, "capture-process", sampled, "--json"], cwd, RUNS)
         print(f"fork-heavy (1,000 x /bin/true, {RUNS} runs): exact {e * 1000:.0f} ms "
