@@ -81,7 +81,14 @@ pub(crate) struct Awake {
     cpus: usize,
     /// The thread ([`Mode::PerBurst`]: the last one started, perhaps ended).
     thread: Option<JoinHandle<()>>,
+    /// [`Mode::PerBurst`]: no CPU was free, so none is asked for again
+    /// before this time (nanoseconds after `base`): on a busy machine every
+    /// wake-up would read `/proc/loadavg` otherwise.
+    ask_after: u64,
 }
+
+/// How long a busy machine is not asked again whether a CPU is free.
+const BUSY_BACKOFF: Duration = Duration::from_millis(20);
 
 impl Awake {
     /// The handle; `None` on a machine with a single CPU (there is no other
@@ -101,7 +108,7 @@ impl Awake {
             stop: AtomicBool::new(false),
             window,
         });
-        let mut awake = Awake { shared, mode, cpus, thread: None };
+        let mut awake = Awake { shared, mode, cpus, thread: None, ask_after: 0 };
         if mode == Mode::Lasting && !awake.spawn() {
             return None;
         }
@@ -138,7 +145,8 @@ impl Awake {
     /// [`Awake::touch`], with `free` telling whether a CPU is free now
     /// (asked only when a per-burst thread is to start).
     fn touch_with(&mut self, free: impl FnOnce() -> bool) {
-        self.shared.last.store(self.shared.now(), Ordering::SeqCst);
+        let now = self.shared.now();
+        self.shared.last.store(now, Ordering::SeqCst);
         match self.mode {
             Mode::Lasting => {
                 if self.shared.asleep.swap(false, Ordering::SeqCst)
@@ -149,8 +157,13 @@ impl Awake {
             }
             Mode::PerBurst => {
                 let running = self.thread.as_ref().is_some_and(|t| !t.is_finished());
-                if !running && free() {
+                if running || now < self.ask_after {
+                    return;
+                }
+                if free() {
                     self.spawn();
+                } else {
+                    self.ask_after = now + BUSY_BACKOFF.as_nanos() as u64;
                 }
             }
         }
@@ -354,9 +367,11 @@ mod tests {
         let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
         let mut awake = Awake::new(Mode::PerBurst, 2, Duration::from_secs(1)).expect("the handle");
         assert!(awake_thread().is_none(), "a thread before any touch");
-        // No free CPU: nothing starts.
+        // No free CPU: nothing starts, and the machine is not asked again
+        // at once.
         awake.touch_with(|| false);
-        thread::sleep(Duration::from_millis(20));
+        awake.touch_with(|| panic!("asked again right after a busy answer"));
+        thread::sleep(BUSY_BACKOFF + Duration::from_millis(5));
         assert!(awake_thread().is_none(), "a thread started without a free CPU");
         // A free CPU: a thread at the idle class, which ends by itself once
         // the window passed.
