@@ -23,15 +23,22 @@ def wall(cmd, cwd):
     return time.perf_counter() - start
 
 
+def _alternated(a, b, cwd, runs, measure):
+    """`measure` of `a` and of `b`, run alternately `runs` times each after
+    one warm-up run of each: the two lists."""
+    wall(a, cwd)
+    wall(b, cwd)
+    ra, rb = [], []
+    for _ in range(runs):
+        ra.append(measure(a, cwd))
+        rb.append(measure(b, cwd))
+    return ra, rb
+
+
 def interleaved(a, b, cwd, runs):
     """Median wall seconds of `a` and of `b`, run alternately `runs` times
     each after one warm-up run of each."""
-    wall(a, cwd)
-    wall(b, cwd)
-    wa, wb = [], []
-    for _ in range(runs):
-        wa.append(wall(a, cwd))
-        wb.append(wall(b, cwd))
+    wa, wb = _alternated(a, b, cwd, runs, wall)
     return statistics.median(wa), statistics.median(wb)
 
 
@@ -48,12 +55,7 @@ def wall_and_cpu(cmd, cwd):
 def interleaved_with_cpu(a, b, cwd, runs):
     """Like `interleaved`, with the median CPU seconds of each beside:
     ((wall a, cpu a), (wall b, cpu b))."""
-    wall(a, cwd)
-    wall(b, cwd)
-    ra, rb = [], []
-    for _ in range(runs):
-        ra.append(wall_and_cpu(a, cwd))
-        rb.append(wall_and_cpu(b, cwd))
+    ra, rb = _alternated(a, b, cwd, runs, wall_and_cpu)
     medians = lambda rs: (statistics.median(w for w, _ in rs), statistics.median(c for _, c in rs))
     return medians(ra), medians(rb)
 

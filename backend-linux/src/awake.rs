@@ -94,7 +94,7 @@ impl Awake {
     /// The handle; `None` on a machine with a single CPU (there is no other
     /// CPU to keep awake).
     pub(crate) fn start() -> Option<Awake> {
-        let cpus = thread::available_parallelism().map_or(1, |n| n.get());
+        let cpus = cpus();
         let mode = if may_leave_idle_class() { Mode::Lasting } else { Mode::PerBurst };
         (cpus >= 2).then(|| Awake::new(mode, cpus, WINDOW)).flatten()
     }
@@ -201,7 +201,7 @@ impl Drop for Awake {
 
 /// For `rea doctor`: how the keeper keeps a CPU awake, or why it does not.
 pub(crate) fn availability() -> Result<String, String> {
-    let cpus = thread::available_parallelism().map_or(1, |n| n.get());
+    let cpus = cpus();
     if cpus < 2 {
         return Err("one CPU: there is no other CPU to keep awake while traced processes start".into());
     }
@@ -217,6 +217,11 @@ pub(crate) fn availability() -> Result<String, String> {
              after each batch of ptrace stops only while /proc/loadavg shows a free CPU, with a thread per burst"
         ))
     }
+}
+
+/// The CPUs this process may run on (1 when unknown).
+fn cpus() -> usize {
+    thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 /// Runnable tasks on the machine now (the fourth field of `/proc/loadavg`,
@@ -314,7 +319,7 @@ mod tests {
      {
         let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
         let window = Duration::from_secs(1);
-        let cpus = thread::available_parallelism().map_or(1, |n| n.get());
+        let cpus = cpus();
         let mut awake = Awake::new(Mode::Lasting, cpus, window).expect("the thread starts at the idle class");
         // The thread names itself once it runs.
         assert!(eventually(|| awake_thread().is_some()), "the thread is not listed");

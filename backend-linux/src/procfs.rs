@@ -63,19 +63,20 @@ fn proc_path(pid: u32, tail: &str) -> PathBuf {
     PathBuf::from(format!("/proc/{pid}/{tail}"))
 }
 
-/// Reads a whole small proc file; `Ok(None)` when the process is gone.
-pub(crate) fn read_file(pid: u32, tail: &str, limit: usize) -> io::Result<Option<Vec<u8>>> {
-    let mut file = match std::fs::File::open(proc_path(pid, tail)) {
-        Ok(f) => f,
-        Err(e) if is_gone(&e) => return Ok(None),
-        Err(e) => return Err(e),
-    };
-    let mut buf = Vec::with_capacity(512);
-    match file.by_ref().take(limit as u64).read_to_end(&mut buf) {
-        Ok(_) => Ok(Some(buf)),
+/// `Ok(None)` for an error that says the process is gone.
+fn unless_gone<T>(result: io::Result<T>) -> io::Result<Option<T>> {
+    match result {
+        Ok(value) => Ok(Some(value)),
         Err(e) if is_gone(&e) => Ok(None),
         Err(e) => Err(e),
     }
+}
+
+/// Reads a whole small proc file; `Ok(None)` when the process is gone.
+pub(crate) fn read_file(pid: u32, tail: &str, limit: usize) -> io::Result<Option<Vec<u8>>> {
+    let Some(file) = unless_gone(std::fs::File::open(proc_path(pid, tail)))? else { return Ok(None) };
+    let mut buf = Vec::with_capacity(512);
+    Ok(unless_gone(file.take(limit as u64).read_to_end(&mut buf))?.map(|_| buf))
 }
 
 /// Reads `/proc/<pid>/stat` or `/proc/<pid>/cmdline` (at most `limit`
@@ -87,28 +88,19 @@ pub(crate) fn read_file(pid: u32, tail: &str, limit: usize) -> io::Result<Option
 /// Not for `seq_file` lists such as `children`, whose reads can stop short
 /// at a page.
 fn read_record(pid: u32, tail: &str, limit: usize) -> io::Result<Option<Vec<u8>>> {
-    let mut file = match std::fs::File::open(proc_path(pid, tail)) {
-        Ok(f) => f,
-        Err(e) if is_gone(&e) => return Ok(None),
-        Err(e) => return Err(e),
-    };
+    let Some(mut file) = unless_gone(std::fs::File::open(proc_path(pid, tail)))? else { return Ok(None) };
     let first = limit.min(4096);
     let mut buf = vec![0; first];
     let read = loop {
         match file.read(&mut buf) {
-            Ok(n) => break n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) if is_gone(&e) => return Ok(None),
-            Err(e) => return Err(e),
+            result => break unless_gone(result)?,
         }
     };
+    let Some(read) = read else { return Ok(None) };
     buf.truncate(read);
-    if read == first {
-        match file.take((limit - read) as u64).read_to_end(&mut buf) {
-            Ok(_) => {}
-            Err(e) if is_gone(&e) => return Ok(None),
-            Err(e) => return Err(e),
-        }
+    if read == first && unless_gone(file.take((limit - read) as u64).read_to_end(&mut buf))?.is_none() {
+        return Ok(None);
     }
     Ok(Some(buf))
 }
