@@ -6,8 +6,9 @@
 //! scheduler sends each wake-up to one of them, and waking a halted CPU is
 //! what costs (on a virtual machine, an exit to the hypervisor each time:
 //! about 70 µs a round trip here against 6 µs on a running CPU). A thread
-//! that busy-waits with `SCHED_IDLE` keeps its CPU running without taking
-//! it from anyone: the scheduler counts a CPU that runs only `SCHED_IDLE`
+//! that busy-waits with `SCHED_IDLE` keeps its CPU running while taking
+//! almost nothing from anyone (weight 3 against a normal task's 1024): the
+//! scheduler counts a CPU that runs only `SCHED_IDLE`
 //! work as idle, places wake-ups there and preempts the thread at once.
 //!
 //! The thread spins only for [`WINDOW`] after the keeper last handled a
