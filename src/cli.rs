@@ -71,6 +71,45 @@ its verdict is in normalized_result.trace:
   rea compare-process-captures left.json right.json trace.json --json")]
     CompareProcessCaptures(CompareArgs),
 
+    /// Run a suite: many scenarios, each against two sides, one verdict table.
+    #[command(after_help = "\
+The suite file names two sides (an executable and leading arguments each) and
+the cases: globs of scenario files (relative to the suite file; a case is
+named by its file's stem, and the directory STEM.in/ beside it is its
+fixture) or inline {\"name\", \"scenario\"} objects. A case's scenario leaves
+out `executable` (or writes \"{side}\"): each side runs its own command;
+\"{side}\" inside a longer argument becomes the side's words quoted for sh.
+Everything is validated before anything runs. Each case runs in its own
+directory under the work root, refilled from its fixture before each capture;
+cases run in parallel (--jobs, default: the CPUs rea may use).
+
+--out receives suite.json (the suite record) and cases/NAME/ with the captures
+and the comparison, the same documents `rea capture-process` and
+`rea compare-process-captures` write. stdout carries the suite record (TOON,
+or JSON with --json); stderr the progress: a live line on a terminal, one
+line per finished case otherwise. Exit status: 0 no case changed or failed,
+3 a case changed (none failed), 1 a case failed or the suite could not run,
+2 the arguments are wrong.
+
+Examples:
+  rea run-suite examples/suite/suite.json --out results
+  rea show results/suite.json
+  rea run-suite suite.json --record-goldens goldens     # record the authority once
+  rea run-suite suite.json --goldens goldens            # then check without running it
+  rea run-suite suite.json --partition 2/3 --out part-2 --junit part-2.xml")]
+    RunSuite(RunSuiteArgs),
+
+    /// Merge the outputs of a suite's partitions into one suite record.
+    #[command(after_help = "\
+Each DIR is the --out directory of `rea run-suite SUITE --partition K/N`; every
+partition 1/N..N/N of one run must be given once. The merged suite.json (and
+the cases' documents) go to --out, and the record is printed (TOON, or JSON
+with --json). The exit status is that of run-suite for the merged verdicts.
+
+Examples:
+  rea merge-suite-results part-1 part-2 part-3 --out results")]
+    MergeSuiteResults(MergeSuiteResultsArgs),
+
     /// Report what this host can do and what to fix.
     #[command(after_help = "\
 Examples:
@@ -167,6 +206,66 @@ fn terminal_lens() -> impl clap::builder::TypedValueParser<Value = rea_engine::c
     use clap::builder::TypedValueParser;
     let names = rea_engine::compare::TerminalLens::ALL.iter().map(|l| l.as_str());
     clap::builder::PossibleValuesParser::new(names).try_map(|name| name.parse::<rea_engine::compare::TerminalLens>())
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct RunSuiteArgs {
+    /// Path of the suite JSON file.
+    pub(crate) suite: PathBuf,
+    /// Directory for suite.json and cases/NAME/ (new, empty, or an earlier
+    /// suite output, whose suite.json and cases/ are replaced).
+    #[arg(long, value_name = "DIR", default_value = rea_engine::suite::DEFAULT_OUT_DIR)]
+    pub(crate) out: PathBuf,
+    /// Directory under which each case runs in its own directory (default:
+    /// rea-suite-<digest of the suite file's path> in the temporary directory).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) work_root: Option<PathBuf>,
+    /// Cases run at a time (default: the CPUs rea may use).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=rea_engine::suite::MAX_JOBS as u64))]
+    pub(crate) jobs: Option<u64>,
+    /// Capture the authority twice; a case whose two authority captures
+    /// differ is `unstable`, never `changed`.
+    #[arg(long, conflicts_with = "goldens")]
+    pub(crate) self_check: bool,
+    /// Compare against the goldens DIR/NAME.json instead of running the
+    /// authority.
+    #[arg(long, value_name = "DIR", conflicts_with = "record_goldens")]
+    pub(crate) goldens: Option<PathBuf>,
+    /// Capture only the authority and store it as DIR/NAME.json.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) record_goldens: Option<PathBuf>,
+    /// Run only the cases whose name hashes to partition K of N.
+    #[arg(long, value_name = "K/N", value_parser = clap::value_parser!(rea_engine::suite::Partition))]
+    pub(crate) partition: Option<rea_engine::suite::Partition>,
+    /// Run only the cases whose name matches GLOB (repeatable).
+    #[arg(long = "case", value_name = "GLOB", value_parser = case_glob)]
+    pub(crate) cases: Vec<String>,
+    /// What decides the terminal dimension of each comparison (as in
+    /// compare-process-captures).
+    #[arg(long, value_name = "LENS", default_value = "stream", value_parser = terminal_lens())]
+    pub(crate) terminal_lens: rea_engine::compare::TerminalLens,
+    /// Also write the verdicts as JUnit XML to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) junit: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) format: FormatArgs,
+}
+
+/// A `--case` value: a glob.
+fn case_glob(text: &str) -> Result<String, String> {
+    rea_engine::suite::check_case_glob(text).map(|()| text.to_owned())
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct MergeSuiteResultsArgs {
+    /// The --out directories of the partitions.
+    #[arg(required = true, value_name = "DIR")]
+    pub(crate) dirs: Vec<PathBuf>,
+    /// Directory for the merged suite.json and the cases' documents.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) out: PathBuf,
+    #[command(flatten)]
+    pub(crate) format: FormatArgs,
 }
 
 #[derive(Debug, Args)]
