@@ -16,7 +16,7 @@ fn repo() -> &'static Path {
 
 /// The venv's python with the `mcp` package: `$REA_MCP_PYTHON`, by default
 /// `target/mcp-venv/bin/python`. Missing means skipped locally, failed in CI.
-fn python() -> Option<PathBuf> {
+pub(crate) fn python() -> Option<PathBuf> {
     let path = std::env::var_os("REA_MCP_PYTHON")
         .map(PathBuf::from)
         .unwrap_or_else(|| repo().join("target/mcp-venv/bin/python"));

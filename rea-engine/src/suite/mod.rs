@@ -147,10 +147,10 @@ pub fn plan(
         SuiteSource::Inline { document, base } => (document, normalize_lexically(&invocation_dir.join(base)), None),
     };
     let invalid = |issues| SuiteError::Invalid { file: file.clone(), issues };
-    let suite = validate::validate(&document, Needs { authority: !options.checks_goldens() }).map_err(|issues| {
-        invalid(issues.into_iter().map(|i| SuiteIssue { file: None, path: i.path, rule: i.rule }).collect())
-    })?;
-    let mut issues = Vec::new();
+    let (suite, found) = validate::validate(&document, Needs { authority: !options.checks_goldens() });
+    let mut issues: Vec<SuiteIssue> =
+        found.into_iter().map(|i| SuiteIssue { file: None, path: i.path, rule: i.rule }).collect();
+    let Some(suite) = suite else { return Err(invalid(issues)) };
     let suite = sides_in_place(host, suite, &base, &environment, &mut issues);
     let expanded = expand::expand(&suite, &base, host.open_input, &mut issues);
     if !issues.is_empty() {

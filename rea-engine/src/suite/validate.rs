@@ -20,14 +20,12 @@ pub(crate) struct Needs {
     pub(crate) authority: bool,
 }
 
-/// Validates `value` as a suite file, or returns every issue.
-pub(crate) fn validate(value: &Value, needs: Needs) -> Result<SuiteFile, Vec<Issue>> {
+/// Validates `value` as a suite file: the typed file when its shape allows
+/// reading the cases on (so their issues are reported too), and every issue.
+pub(crate) fn validate(value: &Value, needs: Needs) -> (Option<SuiteFile>, Vec<Issue>) {
     let mut v = Validator::default();
     let parsed = v.suite(value, needs);
-    match parsed {
-        Some(file) if v.issues.is_empty() => Ok(file),
-        _ => Err(v.issues),
-    }
+    (parsed, v.issues)
 }
 
 /// Whether `name` may name a case: it becomes a file and directory name.
@@ -265,19 +263,20 @@ mod tests {
     use super::*;
 
     fn issues(value: Value) -> Vec<String> {
-        validate(&value, Needs { authority: true }).unwrap_err().iter().map(ToString::to_string).collect()
+        validate(&value, Needs { authority: true }).1.iter().map(ToString::to_string).collect()
     }
 
     #[test]
     fn a_valid_suite_is_typed() {
-        let file = validate(
+        let (file, issues) = validate(
             &json!({"name": "tools", "sides": {"authority": {"executable": "/bin/echo"},
                 "reconstruction": {"executable": "busybox", "arguments": ["echo"]}},
                 "cases": ["cases/*.json", {"name": "hi", "scenario": {"arguments": ["hi"]}, "fixture": "fx"}],
                 "defaults": {"timeout_ms": 5000}}),
             Needs { authority: true },
-        )
-        .unwrap();
+        );
+        assert_eq!(issues, []);
+        let file = file.unwrap();
         assert_eq!(file.sides.reconstruction.words(), ["busybox", "echo"]);
         assert_eq!(file.cases[0], CaseEntry::Glob("cases/*.json".into()));
         assert!(
@@ -316,7 +315,7 @@ mod tests {
     #[test]
     fn the_authority_may_be_left_out_only_for_goldens() {
         let suite = json!({"sides": {"reconstruction": {"executable": "x"}}, "cases": ["*.json"]});
-        assert!(validate(&suite, Needs { authority: false }).is_ok());
+        assert!(validate(&suite, Needs { authority: false }).1.is_empty());
         let found = issues(suite);
         assert_eq!(found, ["sides.authority: missing: it is required unless goldens (--goldens) stand in for it"]);
     }
