@@ -10,7 +10,8 @@ const AFTER_HELP: &str = "\
 Documents go to stdout (TOON by default, pretty JSON with --json); progress
 lines go to stderr. Exit status: 0 success, 1 the document is an error,
 2 the arguments are wrong (message on stderr), 3 compare-process-captures
---exit-code found a difference, 4 stdout could not be written.
+--exit-code found a difference (run-suite: a case changed), 4 stdout could
+not be written.
 
 Examples:
   rea capture-process examples/hello.json --json > capture.json
@@ -18,6 +19,7 @@ Examples:
   rea compare-process-captures authority.json reconstruction.json --json > comparison.json
   rea show comparison.json
   rea export-asciicast capture.json > capture.cast
+  rea run-suite examples/suite/suite.json --out results
   rea help capture-process";
 
 /// `rea`: process capture and comparison.
@@ -119,13 +121,15 @@ Examples:
 Exit status 1 when a check needs attention.")]
     Doctor(DoctorArgs),
 
-    /// Show a capture or a comparison for a person to read.
+    /// Show a capture, a comparison or a suite record for a person to read.
     #[command(after_help = "\
 A capture shows its header (command, exit, settlement, cleanup, what is
 truncated or unknown), the final screen, a timeline, filesystem effects and
 limitations; with --screens also the screen each interaction event saw. A
 comparison shows its verdict, each dimension's status and each difference
-with its location. Reads JSON and TOON; the file is not changed. Colour only
+with its location. A suite record (suite.json) shows its verdict table, its
+totals and where each changed case first diverges. Reads JSON and TOON; the
+file is not changed. Colour only
 when stdout is a terminal and NO_COLOR is unset.
 
 Examples:
@@ -155,8 +159,9 @@ Examples:
     /// Serve the capture and compare tools over MCP on stdin/stdout.
     #[command(after_help = "\
 Register it with an MCP client as a stdio server, e.g. {\"command\": \"rea\", \"args\": [\"mcp\"]}.
-Tools: capture_process_scenario (input: the scenario object) and
-compare_process_captures; Evidence is readable as rea://evidence/<id> resources.")]
+Tools: capture_process_scenario (input: the scenario object),
+compare_process_captures, export_asciicast and run_suite; Evidence is readable
+as rea://evidence/<id> resources.")]
     Mcp,
 }
 
@@ -276,7 +281,7 @@ pub(crate) struct DoctorArgs {
 
 #[derive(Debug, Args)]
 pub(crate) struct ShowArgs {
-    /// Capture or comparison Evidence (JSON or TOON).
+    /// Capture, comparison or suite Evidence (JSON or TOON).
     pub(crate) file: PathBuf,
     /// For a capture, also show the screen each interaction event saw.
     #[arg(long)]

@@ -9,6 +9,7 @@ mod invalid;
 mod junit;
 mod mcp;
 mod partitions;
+mod readme;
 mod verdicts;
 
 use std::os::unix::fs::PermissionsExt;
