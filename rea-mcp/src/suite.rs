@@ -187,17 +187,7 @@ struct Notifier {
 
 impl Notifier {
     fn start(target: Option<ProgressTarget>) -> Notifier {
-        let Some(target) = target else { return Notifier { target: None } };
-        let (lines, mut rx) = tokio::sync::mpsc::unbounded_channel::<ProgressNotificationParam>();
-        let peer = target.peer;
-        tokio::spawn(async move {
-            while let Some(param) = rx.recv().await {
-                if peer.notify_progress(param).await.is_err() {
-                    break;
-                }
-            }
-        });
-        Notifier { target: Some((target.token, lines)) }
+        Notifier { target: target.map(|t| (t.token, crate::capture::forward(t.peer))) }
     }
 }
 

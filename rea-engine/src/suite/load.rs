@@ -187,3 +187,99 @@ pub(crate) fn check_record(record: &SuiteRecord) -> Result<(), (String, String)>
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::compare::{DimensionStatus, FirstDivergence, TerminalLens};
+    use crate::suite::{CaseResult, DimensionStatuses, Documents, SuiteIdentity, SuiteParameters};
+
+    fn record() -> SuiteRecord {
+        let dims = DimensionStatuses {
+            terminal: DimensionStatus::Unchanged,
+            interaction: DimensionStatus::Unchanged,
+            exit: DimensionStatus::Unchanged,
+            filesystem: DimensionStatus::Unchanged,
+            process: DimensionStatus::Unchanged,
+        };
+        let case = CaseResult {
+            name: "a".into(),
+            verdict: Verdict::Unchanged,
+            dimensions: Some(dims),
+            first_divergence: Some(FirstDivergence::None),
+            documents: Documents {
+                comparison: Some(DocumentRef { path: "cases/a/comparison.json".into(), evidence_id: "ev_x".into() }),
+                ..Documents::default()
+            },
+            error: None,
+            elapsed_ms: 12,
+        };
+        SuiteRecord {
+            schema_version: SUITE_SCHEMA_VERSION,
+            suite: SuiteIdentity { name: "s".into(), commitment: "00".into(), case_names: vec!["a".into()] },
+            parameters: SuiteParameters {
+                jobs: 2,
+                partition: None,
+                self_check: false,
+                goldens: None,
+                terminal_lens: TerminalLens::Stream,
+                case_globs: vec![],
+            },
+            totals: Totals::of(std::slice::from_ref(&case)),
+            cases: vec![case],
+        }
+    }
+
+    fn written(dir: &Path, value: &Value) -> std::path::PathBuf {
+        let path = dir.join("suite.json");
+        std::fs::write(&path, serde_json::to_string_pretty(value).unwrap()).unwrap();
+        path
+    }
+
+    fn resealed(mut value: Value) -> Value {
+        value["evidence_id"] = crate::evidence::projection_id(&mut value).unwrap().into();
+        value
+    }
+
+    #[test]
+    fn a_sealed_record_reads_back_and_a_changed_one_is_refused_naming_its_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let sealed = SealedSuite::seal(record(), SUITE_OPERATION).unwrap();
+        let mut bytes = Vec::new();
+        sealed.write_json(&mut bytes).unwrap();
+        let value: Value = serde_json::from_slice(&bytes).unwrap();
+        let open = crate::input::open_input_portable;
+        let (envelope, read) = load_suite(&written(dir.path(), &value), open).unwrap();
+        assert_eq!((envelope.evidence_id.as_str(), &read), (sealed.evidence_id(), sealed.record()));
+        let mut toon = Vec::new();
+        sealed.write_toon(&mut toon).unwrap();
+        std::fs::write(dir.path().join("suite.toon"), &toon).unwrap();
+        assert_eq!(load_suite(&dir.path().join("suite.toon"), open).unwrap().1, read, "TOON reads as JSON");
+
+        let mut changed = value.clone();
+        changed["normalized_result"]["cases"][0]["elapsed_ms"] = json!(13);
+        let err = load_suite(&written(dir.path(), &changed), open).unwrap_err();
+        assert_eq!(err.code(), "evidence_identity_mismatch", "{err}");
+        let shown = read_suite_document(&written(dir.path(), &changed), open).unwrap();
+        assert!(shown.identity_failure.is_some(), "a view still reads it, saying so");
+
+        let refusals: [(&dyn Fn(&mut Value), &str); 4] = [
+            (&|c| c["colour"] = json!("red"), "normalized_result.cases[0]"),
+            (&|c| c["verdict"] = json!("fine"), "normalized_result.cases[0].verdict"),
+            (&|c| c["documents"]["comparison"]["path"] = json!("../x.json"), "normalized_result.cases[0].documents"),
+            (&|c| c["verdict"] = json!("changed"), "normalized_result.totals"),
+        ];
+        for (change, path) in refusals {
+            let mut v = value.clone();
+            change(&mut v["normalized_result"]["cases"][0]);
+            let err = load_suite(&written(dir.path(), &resealed(v)), open).unwrap_err().to_string();
+            assert!(err.contains(path), "{path}: {err}");
+        }
+        let mut capture_like = value;
+        capture_like["predicate_type"] = json!("rea.process-capture/v5");
+        let err = load_suite(&written(dir.path(), &capture_like), open).unwrap_err();
+        assert_eq!(err.code(), "not_a_suite_record");
+    }
+}

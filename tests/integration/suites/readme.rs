@@ -2,17 +2,10 @@
 //! `rea` first on `PATH`, from the checkout, the temporary directory inside
 //! the test's own.
 
-use std::path::Path;
-use std::process::{Command, Stdio};
-
 use serde_json::Value;
 
 fn block() -> String {
-    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
-    let start = readme.find("<!-- suite:begin").expect("README has the suite begin marker");
-    let end = readme.find("<!-- suite:end -->").expect("README has the suite end marker");
-    let body = readme[start..end].split_once("```sh\n").expect("a ```sh block").1;
-    body.split_once("```").expect("the block is closed").0.to_owned()
+    crate::util::readme_block("suite:begin", "suite:end")
 }
 
 #[test]
@@ -20,20 +13,7 @@ fn the_readme_suite_block_runs_as_written() {
     let block = block();
     assert!(block.contains("rea run-suite examples/suite/suite.json"), "{block}");
     let tmp = tempfile::tempdir().unwrap();
-    let bin_dir = crate::util::rea_bin().parent().unwrap().to_owned();
-    let path = std::env::join_paths(
-        std::iter::once(bin_dir).chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())),
-    )
-    .unwrap();
-    let out = Command::new("bash")
-        .args(["-euo", "pipefail", "-c", &block])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("PATH", path)
-        .env("TMPDIR", tmp.path())
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
+    let out = crate::util::run_readme_block(&block, tmp.path());
     let shown = String::from_utf8(out.stdout).unwrap();
     assert!(out.status.success(), "the block failed: {}\n{shown}", String::from_utf8_lossy(&out.stderr));
     assert!(shown.contains("exit status 3 (3: a case changed)"), "{shown}");
