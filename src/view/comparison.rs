@@ -7,8 +7,8 @@
 //! differ.
 
 use rea_engine::compare::{
-    ComparisonRecord, DimensionResult, Divergence, FirstDivergence, Location, ScreenPair, ScreenView, TerminalLens,
-    TimingDelta, row_cells,
+    ComparisonRecord, DimensionResult, Divergence, FirstDivergence, Interval, Location, ScreenPair, ScreenView,
+    TerminalLens, TimingDelta, row_cells,
 };
 use rea_engine::report::{ComparedCaptures, escape_excerpt};
 use serde_json::Value;
@@ -63,6 +63,9 @@ fn differences(page: &mut Page, dimension: &DimensionResult) {
         let deciding = if item.deciding { "" } else { " [stream; does not decide the verdict]" };
         page.line(&format!("  {}{location}{deciding}", style.paint(Tone::Strong, &item.path)));
         sides(page, &item.left, &item.right);
+        if let Some(interval) = &item.interval {
+            page.line(&interval_text(interval));
+        }
     }
     if dimension.differences_omitted > 0 {
         page.line(&format!("  … {} more differences not listed", dimension.differences_omitted));
@@ -79,9 +82,23 @@ fn timing(page: &Page, delta: &TimingDelta) -> String {
     } else {
         style.paint(Tone::Bad, "beyond tolerance")
     };
+    let since = delta.interval.as_ref().map(|i| format!(" since {}", i.since)).unwrap_or_default();
+    let at = |ms: Option<u64>| ms.map(|ms| format!(" (at {ms} ms)")).unwrap_or_default();
+    let (left_at, right_at) = match &delta.interval {
+        Some(i) => (at(Some(i.left_at_ms)), at(Some(i.right_at_ms))),
+        None => (String::new(), String::new()),
+    };
     format!(
-        "  timing {}: left {} ms, right {} ms, delta {} ms, {within}",
+        "  timing {}{since}: left {} ms{left_at}, right {} ms{right_at}, delta {} ms, {within}",
         delta.path, delta.left_ms, delta.right_ms, delta.delta_ms
+    )
+}
+
+/// What two intervals were measured from, under their difference.
+fn interval_text(i: &Interval) -> String {
+    format!(
+        "    intervals since {}: left {} → {} ms, right {} → {} ms",
+        i.since, i.left_since_ms, i.left_at_ms, i.right_since_ms, i.right_at_ms
     )
 }
 
@@ -178,6 +195,9 @@ pub(super) fn divergence_lines(page: &mut Page, d: &Divergence) {
     page.field("  in", d.dimension.as_str());
     page.field("  where", &format!("{}{location}", style.paint(Tone::Strong, &d.path)));
     sides(page, &d.left, &d.right);
+    if let Some(interval) = &d.interval {
+        page.line(&interval_text(interval));
+    }
     if let Some(screens) = &d.screens {
         side_by_side(page, screens);
     }
@@ -275,6 +295,26 @@ mod tests {
         let mut page = Page::new(Style::new(colour));
         side_by_side(&mut page, &pair);
         page.text
+    }
+
+    #[test]
+    fn a_timing_taken_as_an_interval_says_since_what() {
+        let interval =
+            Interval { since: "launch".into(), left_since_ms: 0, right_since_ms: 0, left_at_ms: 5, right_at_ms: 9 };
+        let delta = TimingDelta {
+            path: "interaction_events[0].wait.satisfied_at_ms".into(),
+            left_ms: 5,
+            right_ms: 9,
+            delta_ms: 4,
+            within_tolerance: true,
+            interval: Some(interval.clone()),
+        };
+        let page = Page::new(Style::new(false));
+        assert_eq!(
+            timing(&page, &delta),
+            "  timing interaction_events[0].wait.satisfied_at_ms since launch: left 5 ms (at 5 ms), right 9 ms (at 9 ms), delta 4 ms, within tolerance"
+        );
+        assert_eq!(interval_text(&interval), "    intervals since launch: left 0 → 5 ms, right 0 → 9 ms");
     }
 
     #[test]

@@ -451,3 +451,73 @@ fn under_the_screen_lens_differences_past_the_listed_ones_are_counted_and_the_fi
     assert_eq!(first["left"]["text"], "left 0");
     assert_eq!(first["screens"]["right"]["lines"][0], "right 0");
 }
+
+/// A prompt, two waited answers: the program answers the first input
+/// `answer_ms` after it arrives; `think_ms` is the driver's lag from each
+/// satisfied wait to its input.
+fn conversation(think_ms: u64, answer_ms: u64) -> CaptureRecord {
+    let first = 100 + think_ms;
+    let second_held = first + answer_ms;
+    RecordBuilder::new()
+        .frame(100, "> ")
+        .waited(100, first, "a\r")
+        .frame(first + 5, "a\r\n")
+        .frame(second_held, "ok\r\n> ")
+        .waited(second_held, second_held + think_ms, "b\r")
+        .frame(second_held + think_ms + 5, "b\r\nbye\r\n")
+        .exit(0)
+        .settle(40)
+        .build()
+}
+
+#[test]
+fn a_person_like_lag_between_a_satisfied_wait_and_its_input_is_not_behaviour() {
+    // rea's replay answers within a millisecond; a person 3 s later.
+    let (replay, person) = (conversation(1, 200), conversation(3000, 200));
+    let result = compare_records(&replay, &person, None);
+    assert_eq!(result["status"], "unchanged", "{result}");
+    let deltas = dimension(&result, "interaction")["timing_deltas"].as_array().unwrap().clone();
+    // Only the waits are timed: each as the interval since the previous dispatch (or launch).
+    assert_eq!(deltas.len(), 2, "{deltas:?}");
+    assert_eq!(
+        deltas[1],
+        json!({"path": "interaction_events[1].wait.satisfied_at_ms", "left_ms": 200, "right_ms": 200, "delta_ms": 0,
+               "within_tolerance": true,
+               "interval": {"since": "interaction_events[0].dispatched_at_ms", "left_since_ms": 101,
+                            "right_since_ms": 3100, "left_at_ms": 301, "right_at_ms": 3300}})
+    );
+    assert_eq!(deltas[0]["interval"]["since"], "launch", "{deltas:?}");
+}
+
+#[test]
+fn a_program_that_answers_one_second_later_is_changed_at_that_wait() {
+    let (quick, slow) = (conversation(1, 200), conversation(1, 1200));
+    let result = compare_records(&quick, &slow, None);
+    assert_eq!(status(&result, "interaction"), "changed", "{result}");
+    let first = &result["first_divergence"];
+    assert_eq!(first["path"], "interaction_events[1].wait.satisfied_at_ms", "{result}");
+    assert_eq!((first["left"].clone(), first["right"].clone()), (json!(200), json!(1200)));
+    assert_eq!(first["interval"]["since"], "interaction_events[0].dispatched_at_ms", "{first}");
+    assert_eq!(
+        (first["interval"]["left_at_ms"].clone(), first["interval"]["right_at_ms"].clone()),
+        (json!(301), json!(1301))
+    );
+    // The same slower answer with a person's lag on the right: still the program's second.
+    let result = compare_records(&quick, &conversation(3000, 1200), None);
+    assert_eq!(result["first_divergence"]["path"], "interaction_events[1].wait.satisfied_at_ms", "{result}");
+    assert_eq!(result["first_divergence"]["right"], 1200, "{result}");
+}
+
+#[test]
+fn a_waited_event_with_at_ms_keeps_its_dispatch_compared() {
+    let with_at = |dispatched: u64| {
+        let mut r = conversation(1, 200);
+        r.interaction_events[0].scheduled_at_ms = Some(50);
+        r.interaction_events[0].dispatched_at_ms = dispatched;
+        r
+    };
+    let result = compare_records(&with_at(101), &with_at(3100), None);
+    let d = &dimension(&result, "interaction")["differences"];
+    assert_eq!(d[0]["path"], "interaction_events[0].dispatched_at_ms", "{result}");
+    assert!(d[0].get("interval").is_none(), "{result}");
+}

@@ -67,6 +67,11 @@ pub struct Difference {
     /// terminal's stream differences are listed but do not decide.
     #[serde(default = "deciding", skip_serializing_if = "is_deciding")]
     pub deciding: bool,
+    /// Present when `left` and `right` are intervals rather than the
+    /// field's own values: what they were measured from, and the field's
+    /// absolute values.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval: Option<Interval>,
     /// Ordering key for the first divergence: (segment, phase, position).
     #[serde(skip)]
     pub(super) order: (usize, u8, usize),
@@ -106,14 +111,47 @@ pub(super) mod phase {
 pub struct TimingDelta {
     /// Field path, e.g. `settlement.elapsed_ms`.
     pub path: String,
-    /// Left milliseconds.
+    /// Left milliseconds (the interval, when `interval` is present).
     pub left_ms: u64,
-    /// Right milliseconds.
+    /// Right milliseconds (the interval, when `interval` is present).
     pub right_ms: u64,
     /// `right_ms - left_ms`.
     pub delta_ms: i64,
     /// Whether `|delta_ms|` is at most the tolerance.
     pub within_tolerance: bool,
+    /// Present when the value compared is an interval: what it was
+    /// measured from, and the field's absolute values.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval: Option<Interval>,
+}
+
+/// A time compared as the program's interval: the field at the entry's
+/// `path` (milliseconds after launch on each side) minus the time at
+/// `since`. The entry's `left`/`right` (`left_ms`/`right_ms`) are then the
+/// intervals. A satisfied wait is compared so: the gap between one event's
+/// dispatch and the next event's condition is the program's, the gap
+/// between a condition and its dispatch the driver's.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Interval {
+    /// What both intervals are measured from: `launch`, or the previous
+    /// scripted event's dispatch (`interaction_events[k].dispatched_at_ms`).
+    pub since: String,
+    /// The time at `since` on the left (milliseconds after launch).
+    pub left_since_ms: u64,
+    /// The time at `since` on the right.
+    pub right_since_ms: u64,
+    /// The field's own value on the left (milliseconds after launch).
+    pub left_at_ms: u64,
+    /// The field's own value on the right.
+    pub right_at_ms: u64,
+}
+
+impl Interval {
+    /// The two intervals, `at − since` on each side (never below 0).
+    pub fn lengths(&self) -> (u64, u64) {
+        (self.left_at_ms.saturating_sub(self.left_since_ms), self.right_at_ms.saturating_sub(self.right_since_ms))
+    }
 }
 
 /// Collects one dimension's differences and timing deltas.
@@ -168,11 +206,43 @@ impl Findings {
         location: Option<Location>,
         order: (usize, u8, usize),
     ) {
-        self.differences.push(Difference { path, left, right, location, deciding: true, order, screens: None });
+        self.differences.push(Difference {
+            path,
+            left,
+            right,
+            location,
+            deciding: true,
+            interval: None,
+            order,
+            screens: None,
+        });
     }
 
     /// Records a timing delta; beyond `tolerance` it is also a difference.
     pub(super) fn timing(&mut self, path: &str, left: u64, right: u64, tolerance: u64, order: (usize, u8, usize)) {
+        self.timed(path, (left, right), None, tolerance, order);
+    }
+
+    /// Records a timing delta of two intervals (`interval.lengths()`);
+    /// beyond `tolerance` it is also a difference. Both carry `interval`.
+    pub(super) fn timing_interval(
+        &mut self,
+        path: &str,
+        interval: Interval,
+        tolerance: u64,
+        order: (usize, u8, usize),
+    ) {
+        self.timed(path, interval.lengths(), Some(interval), tolerance, order);
+    }
+
+    fn timed(
+        &mut self,
+        path: &str,
+        (left, right): (u64, u64),
+        interval: Option<Interval>,
+        tolerance: u64,
+        order: (usize, u8, usize),
+    ) {
         let delta = i64::try_from(right).unwrap_or(i64::MAX).saturating_sub(i64::try_from(left).unwrap_or(i64::MAX));
         let within_tolerance = left.abs_diff(right) <= tolerance;
         self.timing_deltas.push(TimingDelta {
@@ -181,9 +251,13 @@ impl Findings {
             right_ms: right,
             delta_ms: delta,
             within_tolerance,
+            interval: interval.clone(),
         });
         if !within_tolerance {
             self.push(path.to_owned(), left.into(), right.into(), None, order);
+            if let Some(d) = self.differences.last_mut() {
+                d.interval = interval;
+            }
         }
     }
 

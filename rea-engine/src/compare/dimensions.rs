@@ -5,8 +5,10 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
-use super::diff::{Findings, Location, phase};
-use crate::evidence::{CaptureRecord, FileEffect, FileState, InteractionEvent, InteractionKind};
+use super::diff::{Findings, Interval, Location, phase};
+use crate::evidence::{
+    CaptureRecord, FileEffect, FileState, InteractionEvent, InteractionKind, InteractionOutcome, WaitOutcome,
+};
 
 /// Segment index that event `i` ends (boundary events before it).
 fn segment_of_event(events: &[InteractionEvent], i: usize) -> usize {
@@ -25,13 +27,21 @@ fn picked(x: &CaptureRecord, replies: bool) -> Vec<(usize, &InteractionEvent)> {
 }
 
 /// Type, data (redacted stays redacted), query, outcome and order exactly;
-/// `dispatched_at_ms` within the tolerance. Scripted events are compared in
-/// scenario order (`interaction_events[i]` is the scenario's event i), and
-/// replies to terminal queries apart from them in the order they were sent
+/// times within the tolerance. Scripted events are compared in scenario
+/// order (`interaction_events[i]` is the scenario's event i), and replies
+/// to terminal queries apart from them in the order they were sent
 /// (`terminal_replies[j]`, the j-th reply): when a reply went out relative
 /// to a scripted event depends on timing, what was asked and answered does
 /// not. `screen_before` names a frame of its own record and is not compared;
 /// the screens themselves are (the terminal dimension).
+///
+/// An event whose wait held on both sides is timed by the program: its
+/// `wait.satisfied_at_ms` is compared as the interval since the previous
+/// scripted event's dispatch (launch for the first), and its own
+/// `dispatched_at_ms`, without `at_ms`, not at all (the gap between the
+/// condition and the dispatch is the driver's: rea's lag in a replay, a
+/// person's think time in a recording). Every other time is compared as
+/// recorded.
 pub(super) fn interaction(l: &CaptureRecord, r: &CaptureRecord, tolerance: u64) -> Findings {
     let mut f = Findings::default();
     for (name, replies) in [("interaction_events", false), ("terminal_replies", true)] {
@@ -50,9 +60,14 @@ pub(super) fn interaction(l: &CaptureRecord, r: &CaptureRecord, tolerance: u64) 
                     f.field(&format!("{path}.outcome"), &x.outcome, &y.outcome, order);
                     f.field(&format!("{path}.reason"), &x.reason, &y.reason, order);
                     f.field(&format!("{path}.scheduled_at_ms"), &x.scheduled_at_ms, &y.scheduled_at_ms, order);
-                    let (p, q) = (x.dispatched_at_ms, y.dispatched_at_ms);
-                    f.timing(&format!("{path}.dispatched_at_ms"), p, q, tolerance, order);
-                    wait(&mut f, &path, x, y, tolerance, order);
+                    let starts = wait_start(&a, i).zip(wait_start(&b, i));
+                    let timed_by_wait = starts.is_some() && satisfied(x).zip(satisfied(y)).is_some();
+                    let unscheduled = x.scheduled_at_ms.is_none() && y.scheduled_at_ms.is_none();
+                    if !(timed_by_wait && unscheduled) {
+                        let (p, q) = (x.dispatched_at_ms, y.dispatched_at_ms);
+                        f.timing(&format!("{path}.dispatched_at_ms"), p, q, tolerance, order);
+                    }
+                    wait(&mut f, &path, (x, y), starts, tolerance, order);
                 }
                 (x, y) => f.values(path, &x, &y, Some(Location::Index { segment, index: i }), order),
             }
@@ -61,13 +76,38 @@ pub(super) fn interaction(l: &CaptureRecord, r: &CaptureRecord, tolerance: u64) 
     f
 }
 
+/// When a satisfied wait held, in milliseconds after launch.
+fn satisfied(e: &InteractionEvent) -> Option<u64> {
+    e.wait.as_ref().filter(|w| w.outcome == WaitOutcome::Satisfied).and_then(|w| w.satisfied_at_ms)
+}
+
+/// When an event was dispatched, if it ever was.
+fn dispatch_time(e: &InteractionEvent) -> Option<u64> {
+    let never = matches!(e.outcome, InteractionOutcome::NotDispatched | InteractionOutcome::WaitTimedOut);
+    (!never).then_some(e.dispatched_at_ms)
+}
+
+/// Where the wait of scripted event `i` started, as capture does it:
+/// `launch` (0) for the first, else the previous scripted event's dispatch
+/// (`None` when it has none, so no interval can be taken).
+fn wait_start(scripted: &[(usize, &InteractionEvent)], i: usize) -> Option<(String, u64)> {
+    match i.checked_sub(1) {
+        None => Some(("launch".to_owned(), 0)),
+        Some(k) => {
+            let at = scripted.get(k).and_then(|(_, e)| dispatch_time(e))?;
+            Some((format!("interaction_events[{k}].dispatched_at_ms"), at))
+        }
+    }
+}
+
 /// An event's wait: condition, timeout and outcome exactly; when both
-/// were satisfied, `satisfied_at_ms` within the tolerance.
+/// were satisfied, `satisfied_at_ms` within the tolerance, as the interval
+/// since the wait's start when both starts are known.
 fn wait(
     f: &mut Findings,
     path: &str,
-    x: &InteractionEvent,
-    y: &InteractionEvent,
+    (x, y): (&InteractionEvent, &InteractionEvent),
+    starts: Option<((String, u64), (String, u64))>,
     tolerance: u64,
     order: (usize, u8, usize),
 ) {
@@ -77,9 +117,14 @@ fn wait(
             f.field(&format!("{path}.condition"), &a.condition, &b.condition, order);
             f.field(&format!("{path}.timeout_ms"), &a.timeout_ms, &b.timeout_ms, order);
             f.field(&format!("{path}.outcome"), &a.outcome, &b.outcome, order);
-            match (a.satisfied_at_ms, b.satisfied_at_ms) {
-                (Some(p), Some(q)) => f.timing(&format!("{path}.satisfied_at_ms"), p, q, tolerance, order),
-                (p, q) => f.field(&format!("{path}.satisfied_at_ms"), &p, &q, order),
+            let at = format!("{path}.satisfied_at_ms");
+            match (a.satisfied_at_ms, b.satisfied_at_ms, starts) {
+                (Some(p), Some(q), Some(((since, left_since_ms), (_, right_since_ms)))) => {
+                    let interval = Interval { since, left_since_ms, right_since_ms, left_at_ms: p, right_at_ms: q };
+                    f.timing_interval(&at, interval, tolerance, order);
+                }
+                (Some(p), Some(q), None) => f.timing(&at, p, q, tolerance, order),
+                (p, q, _) => f.field(&at, &p, &q, order),
             }
         }
         (a, b) => f.field(&path, a, b, order),

@@ -25,7 +25,7 @@ pub mod trace;
 
 use serde_json::{Value, json};
 
-pub use diff::{Difference, Location, MAX_DIFFERENCES, TimingDelta};
+pub use diff::{Difference, Interval, Location, MAX_DIFFERENCES, TimingDelta};
 pub use record::{
     ComparisonRecord, ComparisonStatus, Dimension, DimensionResult, DimensionStatus, Divergence, DivergenceGap,
     DivergenceStatus, FirstDivergence, TerminalLens,

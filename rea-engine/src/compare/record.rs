@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::diff::{Difference, Location, TimingDelta};
+use super::diff::{Difference, Interval, Location, TimingDelta};
 use super::screen_view::ScreenPair;
 use super::trace::TraceComparison;
 use crate::evidence::vocabulary::vocabulary;
@@ -175,6 +175,9 @@ pub struct Divergence {
     /// Under the screen lens, the two screens it lies in.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub screens: Option<ScreenPair>,
+    /// When `left` and `right` are intervals, what they were measured from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval: Option<Interval>,
 }
 
 impl Divergence {
@@ -188,6 +191,7 @@ impl Divergence {
             right: difference.right.clone(),
             location: difference.location.clone(),
             screens: difference.screens.as_deref().cloned(),
+            interval: difference.interval.clone(),
         }
     }
 }
@@ -349,6 +353,7 @@ mod tests {
             right: json!(3),
             location: None,
             screens: None,
+            interval: None,
         };
         let found = serde_json::to_string(&FirstDivergence::Found(d.clone())).unwrap();
         assert_eq!(found, r#"{"dimension":"exit","segment":1,"path":"exit.code","left":0,"right":3,"status":"found"}"#);

@@ -195,6 +195,19 @@ impl RecordBuilder {
         self
     }
 
+    /// An input of `data` that waited for `screen_contains: "> "` (no
+    /// `at_ms`): the condition held at `satisfied`, the input went out at
+    /// `dispatched`.
+    pub(in crate::compare) fn waited(mut self, satisfied: u64, dispatched: u64, data: &str) -> Self {
+        self = self.input(0, dispatched, data);
+        if let Some(e) = self.record.interaction_events.last_mut() {
+            e.scheduled_at_ms = None;
+            let wait_for = WaitFor { condition: WaitCondition::ScreenContains("> ".into()), timeout_ms: None };
+            e.wait = Some(WaitRecord::new(&wait_for, Some(satisfied), WaitOutcome::Satisfied));
+        }
+        self
+    }
+
     /// The exit with `code` (lifecycle 0).
     pub(in crate::compare) fn exit(mut self, code: i64) -> Self {
         self.record.exit = Exit { code: Some(code), signal: 0, reason: ExitReason::Exited, finalization: None };
