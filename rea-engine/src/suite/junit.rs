@@ -3,6 +3,7 @@
 //! the first divergence, `error` an `error` with its code and message,
 //! `unknown` and `unstable` are `skipped` with the reason.
 
+use std::fmt::Write as _;
 use std::io::Write;
 
 use super::record::{CaseResult, SuiteRecord, Verdict};
@@ -91,7 +92,7 @@ fn escape(text: &str) -> String {
             '\t' => out.push_str("&#9;"),
             '\r' => out.push_str("\\r"),
             c if (c as u32) < 0x20 || matches!(c as u32, 0xFFFE | 0xFFFF) => {
-                out.push_str(&format!("\\u{{{:x}}}", c as u32));
+                let _ = write!(out, "\\u{{{:x}}}", c as u32);
             }
             c => out.push(c),
         }

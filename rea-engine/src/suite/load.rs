@@ -238,6 +238,9 @@ mod tests {
         path
     }
 
+    /// A change made to a case of a written record.
+    type Change = fn(&mut Value);
+
     fn resealed(mut value: Value) -> Value {
         value["evidence_id"] = crate::evidence::projection_id(&mut value).unwrap().into();
         value
@@ -265,11 +268,11 @@ mod tests {
         let shown = read_suite_document(&written(dir.path(), &changed), open).unwrap();
         assert!(shown.identity_failure.is_some(), "a view still reads it, saying so");
 
-        let refusals: [(&dyn Fn(&mut Value), &str); 4] = [
-            (&|c| c["colour"] = json!("red"), "normalized_result.cases[0]"),
-            (&|c| c["verdict"] = json!("fine"), "normalized_result.cases[0].verdict"),
-            (&|c| c["documents"]["comparison"]["path"] = json!("../x.json"), "normalized_result.cases[0].documents"),
-            (&|c| c["verdict"] = json!("changed"), "normalized_result.totals"),
+        let refusals: [(Change, &str); 4] = [
+            (|c| c["colour"] = json!("red"), "normalized_result.cases[0]"),
+            (|c| c["verdict"] = json!("fine"), "normalized_result.cases[0].verdict"),
+            (|c| c["documents"]["comparison"]["path"] = json!("../x.json"), "normalized_result.cases[0].documents"),
+            (|c| c["verdict"] = json!("changed"), "normalized_result.totals"),
         ];
         for (change, path) in refusals {
             let mut v = value.clone();

@@ -53,7 +53,7 @@ pub(crate) fn is_failure(verdict: Verdict) -> bool {
 
 enum Event {
     Started(usize),
-    Finished(usize, Option<CaseResult>),
+    Finished(usize, Option<Box<CaseResult>>),
 }
 
 /// One worker: the next case, to its end, until none is left or the run stops.
@@ -63,7 +63,7 @@ fn work(ctx: &Context<'_>, cases: &[PlannedCase], next: &AtomicUsize, tx: &mpsc:
         let Some(case) = cases.get(i) else { break };
         let _ = tx.send(Event::Started(i));
         let result = run_case(ctx, case);
-        let _ = tx.send(Event::Finished(i, result));
+        let _ = tx.send(Event::Finished(i, result.map(Box::new)));
     }
 }
 
@@ -109,7 +109,7 @@ pub(crate) fn run_all(
                         progress.failures += usize::from(is_failure(result.verdict));
                         observer.case_finished(result, progress);
                     }
-                    results[i] = result;
+                    results[i] = result.map(|r| *r);
                 }
                 Err(mpsc::RecvTimeoutError::Timeout) => observer.tick(progress),
                 Err(mpsc::RecvTimeoutError::Disconnected) => break,

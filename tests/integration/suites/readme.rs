@@ -22,6 +22,7 @@ fn the_readme_suite_block_runs_as_written() {
     // `out=$(mktemp -d)` made the only entry left in TMPDIR: the default work root is gone.
     let entries: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().map(|e| e.unwrap().path()).collect();
     assert_eq!(entries.len(), 1, "{entries:?}");
-    let record: Value = serde_json::from_str(&std::fs::read_to_string(entries[0].join("results/suite.json")).unwrap()).unwrap();
+    let record: Value =
+        serde_json::from_str(&std::fs::read_to_string(entries[0].join("results/suite.json")).unwrap()).unwrap();
     assert_eq!(record["normalized_result"]["totals"]["changed"], 1);
 }
