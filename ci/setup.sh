@@ -34,3 +34,4 @@ ci/setup-asciinema.sh
 ci/setup-mcp.sh
 ci/setup-coreutils.sh
 ci/setup-curses.sh
+ci/setup-junit.sh

@@ -10,7 +10,8 @@ const AFTER_HELP: &str = "\
 Documents go to stdout (TOON by default, pretty JSON with --json); progress
 lines go to stderr. Exit status: 0 success, 1 the document is an error,
 2 the arguments are wrong (message on stderr), 3 compare-process-captures
---exit-code found a difference, 4 stdout could not be written.
+--exit-code found a difference (run-suite: a case changed), 4 stdout could
+not be written.
 
 Examples:
   rea capture-process examples/hello.json --json > capture.json
@@ -18,6 +19,7 @@ Examples:
   rea compare-process-captures authority.json reconstruction.json --json > comparison.json
   rea show comparison.json
   rea export-asciicast capture.json > capture.cast
+  rea run-suite examples/suite/suite.json --out results
   rea help capture-process";
 
 /// `rea`: process capture and comparison.
@@ -71,6 +73,45 @@ its verdict is in normalized_result.trace:
   rea compare-process-captures left.json right.json trace.json --json")]
     CompareProcessCaptures(CompareArgs),
 
+    /// Run a suite: many scenarios, each against two sides, one verdict table.
+    #[command(after_help = "\
+The suite file names two sides (an executable and leading arguments each) and
+the cases: globs of scenario files (relative to the suite file; a case is
+named by its file's stem, and the directory STEM.in/ beside it is its
+fixture) or inline {\"name\", \"scenario\"} objects. A case's scenario leaves
+out `executable` (or writes \"{side}\"): each side runs its own command;
+\"{side}\" inside a longer argument becomes the side's words quoted for sh.
+Everything is validated before anything runs. Each case runs in its own
+directory under the work root, refilled from its fixture before each capture;
+cases run in parallel (--jobs, default: the CPUs rea may use).
+
+--out receives suite.json (the suite record) and cases/NAME/ with the captures
+and the comparison, the same documents `rea capture-process` and
+`rea compare-process-captures` write. stdout carries the suite record (TOON,
+or JSON with --json); stderr the progress: a live line on a terminal, one
+line per finished case otherwise. Exit status: 0 no case changed or failed,
+3 a case changed (none failed), 1 a case failed or the suite could not run,
+2 the arguments are wrong.
+
+Examples:
+  rea run-suite examples/suite/suite.json --out results
+  rea show results/suite.json
+  rea run-suite suite.json --record-goldens goldens     # record the authority once
+  rea run-suite suite.json --goldens goldens            # then check without running it
+  rea run-suite suite.json --partition 2/3 --out part-2 --junit part-2.xml")]
+    RunSuite(RunSuiteArgs),
+
+    /// Merge the outputs of a suite's partitions into one suite record.
+    #[command(after_help = "\
+Each DIR is the --out directory of `rea run-suite SUITE --partition K/N`; every
+partition 1/N..N/N of one run must be given once. The merged suite.json (and
+the cases' documents) go to --out, and the record is printed (TOON, or JSON
+with --json). The exit status is that of run-suite for the merged verdicts.
+
+Examples:
+  rea merge-suite-results part-1 part-2 part-3 --out results")]
+    MergeSuiteResults(MergeSuiteResultsArgs),
+
     /// Report what this host can do and what to fix.
     #[command(after_help = "\
 Examples:
@@ -80,13 +121,15 @@ Examples:
 Exit status 1 when a check needs attention.")]
     Doctor(DoctorArgs),
 
-    /// Show a capture or a comparison for a person to read.
+    /// Show a capture, a comparison or a suite record for a person to read.
     #[command(after_help = "\
 A capture shows its header (command, exit, settlement, cleanup, what is
 truncated or unknown), the final screen, a timeline, filesystem effects and
 limitations; with --screens also the screen each interaction event saw. A
 comparison shows its verdict, each dimension's status and each difference
-with its location. Reads JSON and TOON; the file is not changed. Colour only
+with its location. A suite record (suite.json) shows its verdict table, its
+totals and where each changed case first diverges. Reads JSON and TOON; the
+file is not changed. Colour only
 when stdout is a terminal and NO_COLOR is unset.
 
 Examples:
@@ -116,8 +159,9 @@ Examples:
     /// Serve the capture and compare tools over MCP on stdin/stdout.
     #[command(after_help = "\
 Register it with an MCP client as a stdio server, e.g. {\"command\": \"rea\", \"args\": [\"mcp\"]}.
-Tools: capture_process_scenario (input: the scenario object) and
-compare_process_captures; Evidence is readable as rea://evidence/<id> resources.")]
+Tools: capture_process_scenario (input: the scenario object),
+compare_process_captures, export_asciicast and run_suite; Evidence is readable
+as rea://evidence/<id> resources.")]
     Mcp,
 }
 
@@ -170,6 +214,66 @@ fn terminal_lens() -> impl clap::builder::TypedValueParser<Value = rea_engine::c
 }
 
 #[derive(Debug, Args)]
+pub(crate) struct RunSuiteArgs {
+    /// Path of the suite JSON file.
+    pub(crate) suite: PathBuf,
+    /// Directory for suite.json and cases/NAME/ (new, empty, or an earlier
+    /// suite output, whose suite.json and cases/ are replaced).
+    #[arg(long, value_name = "DIR", default_value = rea_engine::suite::DEFAULT_OUT_DIR)]
+    pub(crate) out: PathBuf,
+    /// Directory under which each case runs in its own directory (default:
+    /// rea-suite-<digest of the suite file's path> in the temporary directory).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) work_root: Option<PathBuf>,
+    /// Cases run at a time (default: the CPUs rea may use).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=rea_engine::suite::MAX_JOBS as u64))]
+    pub(crate) jobs: Option<u64>,
+    /// Capture the authority twice; a case whose two authority captures
+    /// differ is `unstable`, never `changed`.
+    #[arg(long, conflicts_with = "goldens")]
+    pub(crate) self_check: bool,
+    /// Compare against the goldens DIR/NAME.json instead of running the
+    /// authority.
+    #[arg(long, value_name = "DIR", conflicts_with = "record_goldens")]
+    pub(crate) goldens: Option<PathBuf>,
+    /// Capture only the authority and store it as DIR/NAME.json.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) record_goldens: Option<PathBuf>,
+    /// Run only the cases whose name hashes to partition K of N.
+    #[arg(long, value_name = "K/N", value_parser = clap::value_parser!(rea_engine::suite::Partition))]
+    pub(crate) partition: Option<rea_engine::suite::Partition>,
+    /// Run only the cases whose name matches GLOB (repeatable).
+    #[arg(long = "case", value_name = "GLOB", value_parser = case_glob)]
+    pub(crate) cases: Vec<String>,
+    /// What decides the terminal dimension of each comparison (as in
+    /// compare-process-captures).
+    #[arg(long, value_name = "LENS", default_value = "stream", value_parser = terminal_lens())]
+    pub(crate) terminal_lens: rea_engine::compare::TerminalLens,
+    /// Also write the verdicts as JUnit XML to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) junit: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) format: FormatArgs,
+}
+
+/// A `--case` value: a glob.
+fn case_glob(text: &str) -> Result<String, String> {
+    rea_engine::suite::check_case_glob(text).map(|()| text.to_owned())
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct MergeSuiteResultsArgs {
+    /// The --out directories of the partitions.
+    #[arg(required = true, value_name = "DIR")]
+    pub(crate) dirs: Vec<PathBuf>,
+    /// Directory for the merged suite.json and the cases' documents.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) out: PathBuf,
+    #[command(flatten)]
+    pub(crate) format: FormatArgs,
+}
+
+#[derive(Debug, Args)]
 pub(crate) struct DoctorArgs {
     #[command(flatten)]
     pub(crate) format: FormatArgs,
@@ -177,7 +281,7 @@ pub(crate) struct DoctorArgs {
 
 #[derive(Debug, Args)]
 pub(crate) struct ShowArgs {
-    /// Capture or comparison Evidence (JSON or TOON).
+    /// Capture, comparison or suite Evidence (JSON or TOON).
     pub(crate) file: PathBuf,
     /// For a capture, also show the screen each interaction event saw.
     #[arg(long)]

@@ -25,6 +25,12 @@ pub(crate) enum CliError {
     /// `REA_DARWIN_*`, `SDKROOT`, `REA_SWIFTC_COMPILE_TIMEOUT_MS`).
     #[error("invalid start-up setting: {message}")]
     StartupSetting { message: String },
+    /// A file rea is asked to write cannot be written there.
+    #[error("{} cannot be written: {why}", .path.display())]
+    Unwritable { path: PathBuf, why: &'static str },
+    /// Writing a file failed.
+    #[error("{} could not be written: {source}", .path.display())]
+    Write { path: PathBuf, source: std::io::Error },
     /// `rea export-asciicast` was given a comparison.
     #[error("{path} is comparison Evidence; only a capture holds a terminal recording to export")]
     NotACapture { path: PathBuf },
@@ -41,6 +47,8 @@ impl UserError for CliError {
             CliError::StdoutIsInput { .. } => "output_is_input",
             CliError::NotACapture { .. } => "not_a_capture",
             CliError::StartupSetting { .. } => "invalid_configuration",
+            CliError::Unwritable { .. } => "output_unwritable",
+            CliError::Write { .. } => "write_failed",
         }
     }
     fn remediation(&self) -> String {
@@ -57,14 +65,17 @@ impl UserError for CliError {
             CliError::StartupSetting { .. } => {
                 "Correct or unset the named environment variable, then start rea again (it reads these settings once, at start-up).".into()
             }
+            CliError::Unwritable { .. } => "Name a file in an existing directory, then run again. Nothing was run.".into(),
+            CliError::Write { .. } => "Free space or fix the permissions, then run again.".into(),
         }
     }
     fn details(&self) -> Option<Value> {
         match self {
             CliError::Usage { .. } | CliError::CurrentDirectory { .. } | CliError::StartupSetting { .. } => None,
-            CliError::StdoutIsInput { path } | CliError::NotACapture { path } => {
-                Some(json!({ "file": path.display().to_string() }))
-            }
+            CliError::StdoutIsInput { path }
+            | CliError::NotACapture { path }
+            | CliError::Unwritable { path, .. }
+            | CliError::Write { path, .. } => Some(json!({ "file": path.display().to_string() })),
         }
     }
 }

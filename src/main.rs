@@ -50,10 +50,14 @@ fn main() -> ExitCode {
     };
     // Settings read once at start-up: an invalid one stops the commands that
     // may capture before anything runs (comparison and the views need none).
-    if let (cli::Command::CaptureProcess(_) | cli::Command::Mcp, Err(message)) =
+    if let (cli::Command::CaptureProcess(_) | cli::Command::RunSuite(_) | cli::Command::Mcp, Err(message)) =
         (&cli.command, host::validate_startup_settings())
     {
-        let json = matches!(&cli.command, cli::Command::CaptureProcess(a) if a.format.json);
+        let json = match &cli.command {
+            cli::Command::CaptureProcess(a) => a.format.json,
+            cli::Command::RunSuite(a) => a.format.json,
+            _ => false,
+        };
         return emit(&errors::failure(&errors::CliError::StartupSetting { message }), Format::from_flag(json));
     }
     let (outcome, format) = match cli.command {
@@ -66,6 +70,8 @@ fn main() -> ExitCode {
             let exit_code = args.exit_code;
             return cmd::compare_process_captures::emit(cmd::compare_process_captures::run(args), format, exit_code);
         }
+        cli::Command::RunSuite(args) => return cmd::run_suite::run(&args),
+        cli::Command::MergeSuiteResults(args) => return cmd::merge_suite_results::run(&args),
         cli::Command::Doctor(args) => (cmd::doctor::run(), Format::from_flag(args.format.json)),
         // Text (not document) commands print their own output.
         cli::Command::Show(args) => return cmd::show::run(&args),

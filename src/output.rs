@@ -129,6 +129,15 @@ impl Sealed for rea_engine::compare::SealedComparison {
     }
 }
 
+impl Sealed for rea_engine::suite::SealedSuite {
+    fn write_json(&self, out: std::io::StdoutLock<'static>) -> std::io::Result<()> {
+        rea_engine::suite::SealedSuite::write_json(self, out)
+    }
+    fn write_toon(&self, out: std::io::StdoutLock<'static>) -> Result<(), rea_engine::evidence::ToonEncodeError> {
+        rea_engine::suite::SealedSuite::write_toon(self, out)
+    }
+}
+
 /// Writes sealed Evidence to stdout straight from the typed record, in
 /// either format: no value tree, no whole text.
 pub(crate) fn print_sealed(sealed: &impl Sealed, format: Format) -> Result<(), OutputError> {

@@ -220,6 +220,21 @@ impl OwnershipVerifier for EnvironVerifier {
         }
     }
 
+    fn descendants_of(&self, claim: &OwnershipClaim<'_>) -> Descendants {
+        if crate::pty::sole_launch() || !crate::subreaper::subreaper_active() {
+            return self.descendants();
+        }
+        // Other launches are alive: rea's own children may be theirs. The
+        // run's keeper is the subreaper of the run's whole tree, so its
+        // answer is exact for this run alone.
+        let keeper = claim.root.and_then(|root| crate::keeper::live().into_iter().find(|k| k.holds(root)));
+        match keeper.and_then(|k| k.has_children()) {
+            Some(true) => Descendants::SomeAlive,
+            Some(false) => Descendants::NoneAlive,
+            None => self.descendants(),
+        }
+    }
+
     fn owned_children(&self, claim: &OwnershipClaim<'_>) -> Vec<Box<dyn OwnedProcess>> {
         // rea's children, and each keeper's: the top of every launched tree.
         let parents = std::iter::once(std::process::id()).chain(crate::keeper::live().into_iter().map(|k| k.pid()));

@@ -69,8 +69,13 @@ impl PtyBackend for OpenptyPty {
     fn spawn(&self, spec: &SpawnSpec) -> Result<Box<dyn PtyProcess>, HostError> {
         become_subreaper();
         let (master, slave) = open_pair(spec.size)?;
-        let (keeper, pid) = crate::keeper::launch(spec, &slave)?;
+        // Counted before the keeper starts: while it starts, it is a child
+        // of rea that no other launch may take for one of its own (their
+        // cleanup proves ownership of rea's children by `sole_launch`).
         LIVE_LAUNCHES.fetch_add(1, Ordering::SeqCst);
+        let (keeper, pid) = crate::keeper::launch(spec, &slave).inspect_err(|_| {
+            LIVE_LAUNCHES.fetch_sub(1, Ordering::SeqCst);
+        })?;
         // The child is the keeper's, unreaped until rea asks, so its PID
         // cannot be reused: the pidfd and the start identity below are the
         // child's own. Without a start identity nothing could later prove

@@ -53,6 +53,7 @@ pub fn meta(m: &Metadata) -> FsMeta {
         device: m.dev(),
         inode: m.ino(),
         modified_ns: i128::from(m.mtime()) * 1_000_000_000 + i128::from(m.mtime_nsec()),
+        changed_ns: i128::from(m.ctime()) * 1_000_000_000 + i128::from(m.ctime_nsec()),
     }
 }
 

@@ -428,6 +428,14 @@ pub trait OwnershipVerifier: Send + Sync {
     fn descendants(&self) -> Descendants {
         Descendants::Unknown
     }
+    /// [`Self::descendants`] for the run of `claim`, while other runs of
+    /// this process may be alive too (a suite runs several at once): a host
+    /// that can answer for one run's tree alone does so here. The default
+    /// is [`Self::descendants`].
+    fn descendants_of(&self, claim: &OwnershipClaim<'_>) -> Descendants {
+        let _ = claim;
+        self.descendants()
+    }
     /// `rea`'s own live children that are proven the run's (by lineage or
     /// token): the quickest view of a tree that forks and exits faster than
     /// a scan of the whole table. The default has no such view.

@@ -21,6 +21,7 @@ pub mod path;
 pub mod report;
 pub mod scenario;
 pub mod secrets;
+pub mod suite;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
 

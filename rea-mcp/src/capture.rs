@@ -38,18 +38,23 @@ struct McpProgress {
 impl McpProgress {
     /// Starts the forwarding task on the current runtime.
     fn start(target: ProgressTarget) -> McpProgress {
-        let (lines, mut rx) = tokio::sync::mpsc::unbounded_channel::<ProgressNotificationParam>();
-        let peer = target.peer;
-        tokio::spawn(async move {
-            while let Some(param) = rx.recv().await {
-                // A client gone away is not the capture's problem.
-                if peer.notify_progress(param).await.is_err() {
-                    break;
-                }
-            }
-        });
-        McpProgress { token: target.token, lines }
+        McpProgress { lines: forward(target.peer), token: target.token }
     }
+}
+
+/// Starts, on the current runtime, the one task that sends what the
+/// returned channel receives as `notifications/progress` to `peer`, in order.
+pub(crate) fn forward(peer: Peer<RoleServer>) -> tokio::sync::mpsc::UnboundedSender<ProgressNotificationParam> {
+    let (lines, mut rx) = tokio::sync::mpsc::unbounded_channel::<ProgressNotificationParam>();
+    tokio::spawn(async move {
+        while let Some(param) = rx.recv().await {
+            // A client gone away is not the run's problem.
+            if peer.notify_progress(param).await.is_err() {
+                break;
+            }
+        }
+    });
+    lines
 }
 
 impl ProgressSink for McpProgress {

@@ -19,6 +19,7 @@ mod fault;
 mod reply;
 mod server;
 mod session;
+mod suite;
 mod transport;
 
 use std::process::ExitCode;

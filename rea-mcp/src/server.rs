@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use crate::reply::{EVIDENCE_URI_PREFIX, evidence_uri};
 use crate::session::Session;
 use crate::transport::LineTransport;
-use crate::{capture, compare, export, reply};
+use crate::{capture, compare, export, reply, suite};
 
 /// Serves the session on stdin/stdout until the client ends it. The
 /// transport answers malformed lines itself and ends the session (cancelling
@@ -41,7 +41,7 @@ fn wire<T: DeserializeOwned>(value: Value) -> Result<T, ErrorData> {
         .map_err(|e| ErrorData::internal_error(format!("rea mcp built an invalid reply: {e}"), None))
 }
 
-const INSTRUCTIONS: &str = "rea runs one command under a pseudo-terminal exactly as a scenario says and records bounded Evidence of what happened; it compares two such captures. capture_process_scenario takes the scenario object (schema: docs/scenario.schema.json) and returns a compact result with an evidence_uri; read the full record with resources/read. compare_process_captures compares two captures by evidence_id (this session) or by capture file path; export_asciicast returns a capture's asciicast v2 recording.";
+const INSTRUCTIONS: &str = "rea runs one command under a pseudo-terminal exactly as a scenario says and records bounded Evidence of what happened; it compares two such captures. capture_process_scenario takes the scenario object (schema: docs/scenario.schema.json) and returns a compact result with an evidence_uri; read the full record with resources/read. compare_process_captures compares two captures by evidence_id (this session) or by capture file path; export_asciicast returns a capture's asciicast v2 recording; run_suite runs a whole suite of scenarios against two sides and returns its suite record.";
 
 /// The tools, with their annotations. Capture launches a process with the
 /// user's permissions and writes files; compare and export only read.
@@ -88,8 +88,32 @@ pub(crate) fn tools() -> Value {
                 "openWorldHint": false
             },
             "_meta": { "rea/effects": ["reads_filesystem"] }
+        },
+        {
+            "name": suite::TOOL,
+            "title": "Run a suite of scenarios against two sides",
+            "description": "Run every case of a suite (the suite object, or suite_path) against its authority and its reconstruction, exactly as `rea run-suite` does: the cases' captures and comparisons are written under out/cases/NAME/ and the suite record to out/suite.json; the record is kept in this session and returned as {result, evidence_id, evidence_uri}. A progress notification per finished case when the request has a progress token; cancelling the request stops the run and cleans up its captures.",
+            "inputSchema": suite::input_schema(),
+            "annotations": {
+                "title": "Run a suite of scenarios against two sides",
+                "readOnlyHint": false,
+                "destructiveHint": true,
+                "idempotentHint": false,
+                "openWorldHint": true
+            },
+            "_meta": { "rea/effects": ["launches_process", "writes_filesystem", "accesses_network", "mutates_session"] }
         }
     ])
+}
+
+/// Where a call's progress goes, when it carries a progress token.
+fn progress_target(
+    request: &CallToolRequestParams,
+    context: &RequestContext<RoleServer>,
+) -> Option<capture::ProgressTarget> {
+    let token =
+        context.meta.get_progress_token().or_else(|| request.meta.as_ref().and_then(|m| m.get_progress_token()));
+    token.map(|token| capture::ProgressTarget { peer: context.peer.clone(), token })
 }
 
 impl ServerHandler for Handler {
@@ -113,17 +137,12 @@ impl ServerHandler for Handler {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        let progress = progress_target(&request, &context);
         let arguments = Value::Object(request.arguments.unwrap_or_default());
         let session = Arc::clone(&self.session);
         let result = match request.name.as_ref() {
-            capture::TOOL => {
-                let token = context
-                    .meta
-                    .get_progress_token()
-                    .or_else(|| request.meta.as_ref().and_then(|m| m.get_progress_token()));
-                let progress = token.map(|token| capture::ProgressTarget { peer: context.peer.clone(), token });
-                capture::run(session, arguments, progress, context.ct.clone()).await
-            }
+            capture::TOOL => capture::run(session, arguments, progress, context.ct.clone()).await,
+            suite::TOOL => suite::run(session, arguments, progress, context.ct.clone()).await,
             compare::TOOL => match tokio::task::spawn_blocking(move || compare::run(&session, arguments)).await {
                 Ok(result) => result,
                 Err(e) => reply::error(&capture::Internal(format!("the comparison thread ended abnormally: {e}"))),
@@ -135,10 +154,11 @@ impl ServerHandler for Handler {
             other => {
                 return Err(ErrorData::invalid_params(
                     format!(
-                        "unknown tool {other:?}; this server has {}, {} and {}",
+                        "unknown tool {other:?}; this server has {}, {}, {} and {}",
                         capture::TOOL,
                         compare::TOOL,
-                        export::TOOL
+                        export::TOOL,
+                        suite::TOOL
                     ),
                     None,
                 ));

@@ -189,7 +189,7 @@ fn first_divergence(page: &mut Page, divergence: &FirstDivergence) {
     }
 }
 
-fn divergence_lines(page: &mut Page, d: &Divergence) {
+pub(super) fn divergence_lines(page: &mut Page, d: &Divergence) {
     let style = page.style();
     let location = d.location.as_ref().map(location_text).unwrap_or_default();
     page.field("  in", d.dimension.as_str());

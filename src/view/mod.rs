@@ -6,6 +6,7 @@
 
 mod capture;
 mod comparison;
+pub(crate) mod suite;
 mod truncation;
 
 use std::fmt::Write;

@@ -28,8 +28,17 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8(bytes.to_vec()).expect("UTF-8")
 }
 
-const COMMANDS: [&str; 7] =
-    ["capture-process", "compare-process-captures", "doctor", "show", "export-asciicast", "completions", "mcp"];
+const COMMANDS: [&str; 9] = [
+    "capture-process",
+    "compare-process-captures",
+    "run-suite",
+    "merge-suite-results",
+    "doctor",
+    "show",
+    "export-asciicast",
+    "completions",
+    "mcp",
+];
 
 #[test]
 fn help_of_every_command_matches_its_snapshot_and_rea_help_command_is_the_same() {

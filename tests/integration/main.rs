@@ -25,6 +25,7 @@ mod screen_lens;
 mod screens;
 mod special_inputs;
 mod stub;
+mod suites;
 mod tools;
 #[cfg_attr(feature = "force-stub", expect(dead_code, reason = "the stub tests use only rea_bin"))]
 mod util;

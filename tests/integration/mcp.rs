@@ -16,7 +16,7 @@ fn repo() -> &'static Path {
 
 /// The venv's python with the `mcp` package: `$REA_MCP_PYTHON`, by default
 /// `target/mcp-venv/bin/python`. Missing means skipped locally, failed in CI.
-fn python() -> Option<PathBuf> {
+pub(crate) fn python() -> Option<PathBuf> {
     let path = std::env::var_os("REA_MCP_PYTHON")
         .map(PathBuf::from)
         .unwrap_or_else(|| repo().join("target/mcp-venv/bin/python"));
@@ -176,6 +176,8 @@ fn raw_json_rpc_initialize_and_tool_schemas() {
     assert_eq!(tools[1]["annotations"]["readOnlyHint"], true);
     assert_eq!(tools[2]["name"], "export_asciicast");
     assert_eq!(tools[2]["annotations"]["readOnlyHint"], true);
+    assert_eq!(tools[3]["name"], "run_suite");
+    assert_eq!(tools[3]["annotations"]["readOnlyHint"], false);
     // An unknown resource is a protocol error naming the URI.
     let missing = server.call(3, "resources/read", json!({"uri": "rea://evidence/ev_x"}));
     assert!(missing["error"]["message"].as_str().unwrap().contains("rea://evidence/ev_x"), "{missing}");
@@ -350,7 +352,7 @@ fn capture_paths_that_are_not_regular_files_are_refused_at_once() {
         assert_eq!(doc["code"], "input_not_regular_file", "{doc}");
         assert!(doc["message"].as_str().unwrap().contains(&format!("{path} is not a regular file")), "{doc}");
     }
-    assert_eq!(listed["result"]["tools"].as_array().map(Vec::len), Some(3), "{listed}");
+    assert_eq!(listed["result"]["tools"].as_array().map(Vec::len), Some(4), "{listed}");
     assert!(status.success(), "rea mcp exited with {status}");
 }
 

@@ -109,3 +109,31 @@ pub(crate) fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
     }
     out
 }
+
+/// The shell block between `<!-- BEGIN` and `<!-- END -->` in README.md.
+pub(crate) fn readme_block(begin: &str, end: &str) -> String {
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let start = readme.find(&format!("<!-- {begin}")).unwrap_or_else(|| panic!("README has the {begin} marker"));
+    let stop = readme.find(&format!("<!-- {end} -->")).unwrap_or_else(|| panic!("README has the {end} marker"));
+    let body = readme[start..stop].split_once("```sh\n").expect("a ```sh block").1;
+    body.split_once("```").expect("the block is closed").0.to_owned()
+}
+
+/// Runs a README shell block as a newcomer would: `bash -euo pipefail`,
+/// from the checkout, the built `rea` first on `PATH`, `tmp` as TMPDIR.
+pub(crate) fn run_readme_block(block: &str, tmp: &Path) -> Output {
+    let bin_dir = rea_bin().parent().unwrap().to_owned();
+    let path = std::env::join_paths(
+        std::iter::once(bin_dir).chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())),
+    )
+    .unwrap();
+    Command::new("bash")
+        .args(["-euo", "pipefail", "-c", block])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("PATH", path)
+        .env("TMPDIR", tmp)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}

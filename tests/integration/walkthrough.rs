@@ -4,7 +4,6 @@
 #![cfg(not(feature = "force-stub"))]
 
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
@@ -12,12 +11,7 @@ use crate::util::frames_text;
 
 /// The shell block between the walkthrough markers of README.md.
 fn walkthrough_block() -> String {
-    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
-    let start = readme.find("<!-- walkthrough:begin").expect("README has the walkthrough begin marker");
-    let end = readme.find("<!-- walkthrough:end -->").expect("README has the walkthrough end marker");
-    let section = &readme[start..end];
-    let body = section.split_once("```sh\n").expect("a ```sh block").1;
-    body.split_once("```").expect("the block is closed").0.to_owned()
+    crate::util::readme_block("walkthrough:begin", "walkthrough:end")
 }
 
 fn read(path: &Path) -> Value {
@@ -29,20 +23,7 @@ fn the_readme_walkthrough_finds_exactly_the_planted_difference() {
     let block = walkthrough_block();
     assert!(block.contains("rea compare-process-captures"), "{block}");
     let tmp = tempfile::tempdir().unwrap();
-    let bin_dir = crate::util::rea_bin().parent().unwrap().to_owned();
-    let path = std::env::join_paths(
-        std::iter::once(bin_dir).chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())),
-    )
-    .unwrap();
-    let out = Command::new("bash")
-        .args(["-euo", "pipefail", "-c", &block])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("PATH", path)
-        .env("TMPDIR", tmp.path())
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
+    let out = crate::util::run_readme_block(&block, tmp.path());
     let shown = String::from_utf8(out.stdout).unwrap();
     assert!(out.status.success(), "walkthrough failed: {}\n{shown}", String::from_utf8_lossy(&out.stderr));
 

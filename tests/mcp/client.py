@@ -24,6 +24,7 @@ from mcp.client.stdio import stdio_client
 CAPTURE = "capture_process_scenario"
 COMPARE = "compare_process_captures"
 EXPORT = "export_asciicast"
+SUITE = "run_suite"
 FAULT_VARIABLE = "REA_MCP_TEST_FAIL_CLEANUP_WHILE"
 
 
@@ -88,7 +89,7 @@ class Run:
 
     async def tools(self):
         tools = {t.name: t for t in (await self.session.list_tools()).tools}
-        assert set(tools) == {CAPTURE, COMPARE, EXPORT}, sorted(tools)
+        assert set(tools) == {CAPTURE, COMPARE, EXPORT, SUITE}, sorted(tools)
         published = json.loads(Path(self.args.schema).read_text())
         assert tools[CAPTURE].input_schema == published, "capture input schema differs from docs/scenario.schema.json"
         props = tools[COMPARE].input_schema["properties"]

@@ -52,15 +52,17 @@ impl fmt::Display for CancelCause {
 #[must_use]
 pub struct Cancellation {
     host_signals: bool,
-    /// Further causes, each with the future that fires it, in preference
+    /// Further causes, each the future that fires with it, in preference
     /// order (the first ready one wins).
-    causes: Vec<(CancelCause, BoxFuture<'static, ()>)>,
+    causes: Vec<BoxFuture<'static, CancelCause>>,
 }
 
 impl fmt::Debug for Cancellation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let causes: Vec<CancelCause> = self.causes.iter().map(|(c, _)| *c).collect();
-        f.debug_struct("Cancellation").field("host_signals", &self.host_signals).field("causes", &causes).finish()
+        f.debug_struct("Cancellation")
+            .field("host_signals", &self.host_signals)
+            .field("causes", &self.causes.len())
+            .finish()
     }
 }
 
@@ -77,9 +79,27 @@ impl Cancellation {
 
     /// Also cancels with `cause` when `fired` completes. Causes added first
     /// are preferred when several are ready together; signals come last.
-    pub fn or_when(mut self, cause: CancelCause, fired: impl Future<Output = ()> + Send + 'static) -> Cancellation {
-        self.causes.push((cause, Box::pin(fired)));
+    pub fn or_when(self, cause: CancelCause, fired: impl Future<Output = ()> + Send + 'static) -> Cancellation {
+        self.or_until(async move {
+            fired.await;
+            cause
+        })
+    }
+
+    /// Also cancels when `fired` completes, with the cause it returns (a
+    /// front end that cancels many captures at once, for one cause it
+    /// learns when it happens).
+    pub fn or_until(mut self, fired: impl Future<Output = CancelCause> + Send + 'static) -> Cancellation {
+        self.causes.push(Box::pin(fired));
         self
+    }
+
+    /// Starts listening now (the host's signal handlers are installed) and
+    /// returns the future of the first cause: what a front end that runs
+    /// many captures watches to stop them all.
+    pub fn watch(self, host: &Host) -> Result<impl Future<Output = CancelCause> + Send + use<>, HostError> {
+        let mut cancel = self.listen(host)?;
+        Ok(async move { cancel.fired().await })
     }
 
     /// Starts listening: the host's signal handlers are installed now.
@@ -95,15 +115,15 @@ impl Cancellation {
 }
 
 /// The first of several causes to fire.
-struct FirstOf(Vec<(CancelCause, BoxFuture<'static, ()>)>);
+struct FirstOf(Vec<BoxFuture<'static, CancelCause>>);
 
 impl Future for FirstOf {
     type Output = CancelCause;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<CancelCause> {
-        for (cause, fired) in &mut self.0 {
-            if fired.as_mut().poll(cx).is_ready() {
-                return Poll::Ready(*cause);
+        for fired in &mut self.0 {
+            if let Poll::Ready(cause) = fired.as_mut().poll(cx) {
+                return Poll::Ready(cause);
             }
         }
         Poll::Pending

@@ -46,7 +46,7 @@ use std::time::Instant;
 pub use cancel::{CancelCause, Cancellation};
 pub use error::{CaptureError, PendingCleanup};
 pub use owned::{CleanupReport, Delivery, FinalCheck, KilledProcess, cleanup_orphaned_run};
-pub use request::{CaptureRequest, child_environment, prepare};
+pub use request::{CaptureRequest, child_environment, prepare, prepare_with};
 
 use self::error::serialization_error;
 use self::parts::Ending;

@@ -134,7 +134,7 @@ pub(super) enum GroupObservation {
 /// check first, a verified scan of the table where the host has none.
 pub(super) fn observe(host: &Host, run: &RunOwnership, groups: &BTreeSet<u32>) -> GroupObservation {
     host.pty.reap_adopted();
-    match host.verifier.descendants() {
+    match host.verifier.descendants_of(&run.claim()) {
         Descendants::NoneAlive => return GroupObservation::Proven,
         Descendants::SomeAlive | Descendants::Unknown => {}
     }
@@ -153,7 +153,7 @@ pub(super) fn observe(host: &Host, run: &RunOwnership, groups: &BTreeSet<u32>) -
             Ownership::Unverifiable { .. } => {}
         }
     }
-    match host.verifier.descendants() {
+    match host.verifier.descendants_of(&run.claim()) {
         Descendants::SomeAlive => GroupObservation::Alive(alive.max(1)),
         _ if alive == 0 => GroupObservation::Empty,
         _ => GroupObservation::Alive(alive),
@@ -336,7 +336,7 @@ pub(super) fn cleanup(host: &Host, run: &RunOwnership, groups: &BTreeSet<u32>) -
         children_first(host, run, &mut found);
         let out_of_time = report.rounds >= CLEANUP_ROUNDS || started.elapsed() >= CLEANUP_BOUND;
         if found.targets.is_empty() && found.unresolved.is_empty() {
-            match host.verifier.descendants() {
+            match host.verifier.descendants_of(&run.claim()) {
                 Descendants::NoneAlive => return report.proven(FinalCheck::NoChildren),
                 Descendants::Unknown => return report.proven(FinalCheck::ProcessTable),
                 // A descendant the scan could not see (it forked and exited

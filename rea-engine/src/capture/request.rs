@@ -5,7 +5,9 @@ use std::ffi::OsString;
 use super::error::CaptureError;
 use crate::BuildInfo;
 use crate::host::{CaptureSupport, Host, RunToken};
-use crate::scenario::{Event, RUN_TOKEN_VARIABLE, ResolvedScenario, Resolver, Scenario};
+use crate::scenario::{
+    Event, ExecutableDigests, HashEachTime, RUN_TOKEN_VARIABLE, ResolvedScenario, Resolver, Scenario,
+};
 use crate::secrets::Secrets;
 
 /// What a capture needs besides the host, built by [`prepare`] (or
@@ -51,12 +53,30 @@ pub fn prepare(
     host_environment: Vec<(OsString, OsString)>,
     build: BuildInfo,
 ) -> Result<CaptureRequest, CaptureError> {
+    prepare_with(host, scenario, invocation_dir, host_environment, build, &HashEachTime)
+}
+
+/// [`prepare`] with the executable's digest taken from `digests` (a run of
+/// many captures remembers it: [`crate::scenario::DigestCache`]).
+pub fn prepare_with(
+    host: &Host,
+    scenario: Scenario,
+    invocation_dir: &std::path::Path,
+    host_environment: Vec<(OsString, OsString)>,
+    build: BuildInfo,
+    digests: &dyn ExecutableDigests,
+) -> Result<CaptureRequest, CaptureError> {
     if let CaptureSupport::Unavailable { reason } = host.capture {
         return Err(CaptureError::Unsupported { reason });
     }
     let is_executable = |p: &std::path::Path| host.pty.is_executable(p);
-    let resolver =
-        Resolver { invocation_dir, host_environment: &host_environment, is_executable: &is_executable, fs: &*host.fs };
+    let resolver = Resolver {
+        invocation_dir,
+        host_environment: &host_environment,
+        is_executable: &is_executable,
+        fs: &*host.fs,
+        digests,
+    };
     let resolved = resolver.resolve(scenario)?;
     Ok(CaptureRequest::new(resolved, host_environment, build))
 }

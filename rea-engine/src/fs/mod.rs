@@ -54,6 +54,10 @@ pub struct FsMeta {
     pub inode: u64,
     /// Modification time, nanoseconds since the epoch.
     pub modified_ns: i128,
+    /// Status-change time (`ctime`), nanoseconds since the epoch: it moves
+    /// whenever the file's content or metadata changes, even when the
+    /// modification time is set back; 0 where the host has none.
+    pub changed_ns: i128,
 }
 
 impl FsMeta {

@@ -136,7 +136,15 @@ impl FakeTree {
             Body::Symlink(target) => (FsKind::Symlink, target.len() as u64),
             Body::Other => (FsKind::Other, 0),
         };
-        FsMeta { kind, mode: node.mode, size, device: DEVICE, inode, modified_ns: node.modified_ns }
+        FsMeta {
+            kind,
+            mode: node.mode,
+            size,
+            device: DEVICE,
+            inode,
+            modified_ns: node.modified_ns,
+            changed_ns: node.modified_ns,
+        }
     }
 
     fn lookup(&self, dir: u64, name: &OsStr) -> Result<u64, FsError> {

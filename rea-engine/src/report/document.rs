@@ -85,7 +85,7 @@ impl UserError for DocumentError {
     fn remediation(&self) -> String {
         match self {
             DocumentError::Input(e) => e.remediation(),
-            DocumentError::NotViewable { .. } => "Give a capture (`rea capture-process SCENARIO --json > capture.json`) or a comparison (`rea compare-process-captures LEFT RIGHT --json > comparison.json`).".into(),
+            DocumentError::NotViewable { .. } => "Give a capture (`rea capture-process SCENARIO --json > capture.json`), a comparison (`rea compare-process-captures LEFT RIGHT --json > comparison.json`) or a suite record (the suite.json of `rea run-suite`).".into(),
             DocumentError::Import(e) => e.remediation(),
         }
     }

@@ -2,6 +2,7 @@
 //! and the committed projections that enter Evidence.
 
 mod commit;
+mod digest;
 mod model;
 mod resolve;
 mod validate;
@@ -25,7 +26,9 @@ pub use commit::{
     RENDERED_LINE_FORMAT, ScenarioCommitment, TERMINAL_QUERY_REPLIES, comparison_contract, normalization_projection,
     redacted_input, scenario_commitment,
 };
+pub use digest::{DigestCache, ExecutableDigests, HashEachTime};
 pub use model::*;
+pub(crate) use resolve::normalize_lexically;
 pub use resolve::{ResolveError, ResolvedScenario, Resolver};
 pub(crate) use validate::type_name;
 pub use wait::{output_dfa, screen_regex};

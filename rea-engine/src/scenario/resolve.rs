@@ -7,8 +7,8 @@ use std::ffi::{OsStr, OsString};
 use std::path::{Component, Path, PathBuf};
 
 use serde_json::{Value, json};
-use sha2::{Digest, Sha256};
 
+use super::digest::ExecutableDigests;
 use super::model::Scenario;
 use crate::error::{Category, UserError};
 use crate::fs::{FsError, FsKind, FsProbe};
@@ -131,10 +131,14 @@ pub struct Resolver<'a> {
     pub is_executable: &'a dyn Fn(&Path) -> bool,
     /// The host's filesystem reads (working directory, executable).
     pub fs: &'a dyn FsProbe,
+    /// Where the executable's digest comes from: hashed each time
+    /// ([`super::HashEachTime`]) or remembered across a run
+    /// ([`super::DigestCache`]).
+    pub digests: &'a dyn ExecutableDigests,
 }
 
 impl Resolver<'_> {
-    /// Resolves `scenario`, reading the executable once to hash it.
+    /// Resolves `scenario`, its executable's digest taken from `digests`.
     pub fn resolve(&self, scenario: Scenario) -> Result<ResolvedScenario, ResolveError> {
         let wd_written = Path::new(&scenario.working_directory);
         let wd_joined = normalize_lexically(&self.invocation_dir.join(wd_written));
@@ -214,19 +218,9 @@ impl Resolver<'_> {
         Ok(self.fs.lstat(&self.fs.canonicalize(path)?)?.kind)
     }
 
-    /// Streams the file `path` names (links followed) through SHA-256.
+    /// The SHA-256 of the file `path` names (links followed).
     fn sha256_file(&self, path: &Path) -> Result<String, FsError> {
-        let mut file = self.fs.open_file(&self.fs.canonicalize(path)?)?;
-        let mut hasher = Sha256::new();
-        let mut buf = vec![0u8; 64 * 1024];
-        loop {
-            let n = file.read(&mut buf)?;
-            if n == 0 {
-                break;
-            }
-            hasher.update(&buf[..n]);
-        }
-        Ok(crate::evidence::hex(&hasher.finalize()))
+        self.digests.sha256(self.fs, &self.fs.canonicalize(path)?)
     }
 }
 

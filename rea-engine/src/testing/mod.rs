@@ -55,6 +55,7 @@ pub fn resolve(dir: &Path, scenario: Value) -> ResolvedScenario {
         host_environment: &host_environment,
         is_executable: &is_executable,
         fs: &StdFs,
+        digests: &crate::scenario::HashEachTime,
     };
     resolver.resolve(scenario).unwrap_or_else(|e| panic!("test scenario does not resolve: {e}"))
 }

@@ -36,7 +36,7 @@ fn meta(m: &std::fs::Metadata) -> FsMeta {
         .map_or(0, |d| i128::try_from(d.as_nanos()).unwrap_or(i128::MAX));
     // `std` names the mode, device and inode only through OS extensions,
     // which the engine does not use: resolution needs the kind alone.
-    FsMeta { kind, mode: 0, size: m.len(), device: 0, inode: 0, modified_ns }
+    FsMeta { kind, mode: 0, size: m.len(), device: 0, inode: 0, modified_ns, changed_ns: modified_ns }
 }
 
 impl FsProbe for StdFs {
