@@ -26,6 +26,10 @@ pub(super) fn render(page: &mut Page, pair: &ComparedCaptures, record: &Comparis
     if pair.terminal_lens != TerminalLens::Stream {
         page.field("lens", &format!("terminal decided by the {}", pair.terminal_lens));
     }
+    if let Some(sides) = &pair.side_commands {
+        let named = format!("`{}` (left) and `{}` (right) as <side> in process command lines", sides.left, sides.right);
+        page.field("sides", &named);
+    }
     page.field("verdict", &style.status(record.status.as_str()));
     page.heading("Dimensions");
     let rows: Vec<Vec<String>> = record

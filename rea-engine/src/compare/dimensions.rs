@@ -7,7 +7,8 @@ use serde_json::Value;
 
 use super::diff::{Findings, Interval, Location, phase};
 use crate::evidence::{
-    CaptureRecord, FileEffect, FileState, InteractionEvent, InteractionKind, InteractionOutcome, WaitOutcome,
+    CaptureRecord, FileEffect, FileState, InteractionEvent, InteractionKind, InteractionOutcome, ProcessSample,
+    WaitOutcome,
 };
 
 /// Segment index that event `i` ends (boundary events before it).
@@ -227,17 +228,93 @@ pub(super) struct ProcessFindings {
     pub(super) proven: bool,
 }
 
-/// Distinct non-root processes as `(command, parent command)`, with the
-/// number of sampling passes (distinct `at_ms`) that saw each. The root's
-/// own command line may differ by contract and is left out, and PIDs are
-/// replaced by the commands they stand for, so numbering never matters.
-fn processes(r: &CaptureRecord) -> BTreeMap<(String, String), BTreeSet<u64>> {
-    let command: BTreeMap<u64, &str> = r.process_samples.iter().map(|s| (s.pid, s.command.as_str())).collect();
-    let mut out: BTreeMap<(String, String), BTreeSet<u64>> = BTreeMap::new();
-    for s in r.process_samples.iter().filter(|s| s.pid != 1) {
-        let parent = if s.parent_pid == 1 { "<root>" } else { command.get(&s.parent_pid).copied().unwrap_or("") };
-        out.entry((s.command.clone(), parent.to_owned())).or_default().insert(s.at_ms);
+/// Where the two root command lines differ (the contract lets the sides'
+/// executables and arguments differ): the words that differ, once the
+/// words both lines begin and end with are set aside, joined by spaces,
+/// left then right. A non-root command line that names them (a pipeline's
+/// `sh -c "{side} | sort"` child, a side that runs itself again) names
+/// `<side>` instead on each side. Only a command that ran: on each side a
+/// non-root process must name it, as its first word or, for a path, as
+/// whole words anywhere (`/bin/sh /path/tool` runs a script), so `sleep 5`
+/// under `--count 5` against `--count 6` stays a difference. `None` when
+/// the roots are equal, one is not recorded, or no process ran them.
+pub(super) fn side_commands(l: &CaptureRecord, r: &CaptureRecord) -> Option<[String; 2]> {
+    let root = |x: &CaptureRecord| x.process_samples.iter().find(|s| s.pid == 1).map(|s| s.command.clone());
+    let (a, b) = (root(l)?, root(r)?);
+    let (a, b): (Vec<&str>, Vec<&str>) = (a.split(' ').collect(), b.split(' ').collect());
+    let lead = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let (a, b) = (&a[lead..], &b[lead..]);
+    let tail = a.iter().rev().zip(b.iter().rev()).take_while(|(x, y)| x == y).count();
+    let (a, b) = (&a[..a.len() - tail], &b[..b.len() - tail]);
+    // A path names a program wherever it stands (a script's interpreter
+    // comes first); a bare word must have started a process.
+    let ran = |x: &CaptureRecord, words: &[&str]| {
+        let (first, joined) = (words[0], words.join(" "));
+        x.process_samples.iter().filter(|s| s.pid != 1).any(|s| {
+            s.command.split(' ').next() == Some(first)
+                || (first.contains('/') && side_aliased(&s.command, &joined) != s.command)
+        })
+    };
+    match (a.is_empty(), b.is_empty()) {
+        (false, false) if ran(l, a) && ran(r, b) => Some([a.join(" "), b.join(" ")]),
+        _ => None,
     }
+}
+
+/// Distinct non-root processes as `(command, parent command)` (see
+/// [`keyed`]), with the sampling passes (distinct `at_ms`) that saw each.
+fn processes(r: &CaptureRecord, side: Option<&str>) -> BTreeMap<(String, String), BTreeSet<u64>> {
+    let mut out: BTreeMap<(String, String), BTreeSet<u64>> = BTreeMap::new();
+    for (s, key) in keyed(r, side) {
+        out.entry(key).or_default().insert(s.at_ms);
+    }
+    out
+}
+
+/// Each non-root row with its `(command, parent command)` key: the
+/// root's own command line may differ by contract, PIDs are replaced by
+/// the commands they stand for, and `side`'s command (when given) by
+/// `<side>`.
+fn keyed<'a>(
+    r: &'a CaptureRecord,
+    side: Option<&str>,
+) -> impl Iterator<Item = (&'a ProcessSample, (String, String))> + 'a {
+    let side = side.map(str::to_owned);
+    let name = move |command: &str| match &side {
+        Some(words) => side_aliased(command, words),
+        None => command.to_owned(),
+    };
+    let command: BTreeMap<u64, &str> = r.process_samples.iter().map(|s| (s.pid, s.command.as_str())).collect();
+    r.process_samples.iter().filter(|s| s.pid != 1).map(move |s| {
+        let parent = match s.parent_pid {
+            1 => "<root>".to_owned(),
+            pid => name(command.get(&pid).copied().unwrap_or("")),
+        };
+        (s, (name(&s.command), parent))
+    })
+}
+
+/// `command` with each occurrence of `words` that stands as whole words
+/// (at the start or after a space, and at the end or before a space)
+/// replaced by `<side>`.
+pub(super) fn side_aliased(command: &str, words: &str) -> String {
+    if words.is_empty() {
+        return command.to_owned();
+    }
+    let bytes = command.as_bytes();
+    let mut out = String::with_capacity(command.len());
+    let (mut copied, mut from) = (0, 0);
+    while let Some(i) = command[from..].find(words).map(|i| i + from) {
+        let end = i + words.len();
+        if (i == 0 || bytes[i - 1] == b' ') && (end == bytes.len() || bytes[end] == b' ') {
+            out.push_str(&command[copied..i]);
+            out.push_str("<side>");
+            (copied, from) = (end, end);
+        } else {
+            from = i + command[i..].chars().next().map_or(1, char::len_utf8);
+        }
+    }
+    out.push_str(&command[copied..]);
     out
 }
 
@@ -251,17 +328,15 @@ fn exact(r: &CaptureRecord) -> bool {
 /// which commands ran under which parent and with which status, PIDs,
 /// timing and repetition counts aside (a polling loop that runs its
 /// command once more on a slower run behaves the same).
-fn journaled(r: &CaptureRecord) -> BTreeMap<(String, String), Vec<String>> {
-    let command: BTreeMap<u64, &str> = r.process_samples.iter().map(|s| (s.pid, s.command.as_str())).collect();
+fn journaled(r: &CaptureRecord, side: Option<&str>) -> BTreeMap<(String, String), Vec<String>> {
     let mut out: BTreeMap<(String, String), Vec<String>> = BTreeMap::new();
-    for s in r.process_samples.iter().filter(|s| s.pid != 1) {
-        let parent = if s.parent_pid == 1 { "<root>" } else { command.get(&s.parent_pid).copied().unwrap_or("") };
+    for (s, key) in keyed(r, side) {
         let ended = match &s.exit {
             None => "end not observed".to_owned(),
             Some(e) if e.signal != 0 => format!("killed by signal {}", e.signal),
             Some(e) => format!("exit {}", e.code.unwrap_or(0)),
         };
-        out.entry((s.command.clone(), parent.to_owned())).or_default().push(ended);
+        out.entry(key).or_default().push(ended);
     }
     out.values_mut().for_each(|v| {
         v.sort();
@@ -272,9 +347,9 @@ fn journaled(r: &CaptureRecord) -> BTreeMap<(String, String), Vec<String>> {
 
 /// Two exact journals compared structurally: every difference is proven,
 /// and names the command.
-fn journals(l: &CaptureRecord, r: &CaptureRecord) -> ProcessFindings {
+fn journals(l: &CaptureRecord, r: &CaptureRecord, sides: [Option<&str>; 2]) -> ProcessFindings {
     let mut f = Findings::default();
-    let (a, b) = (journaled(l), journaled(r));
+    let (a, b) = (journaled(l, sides[0]), journaled(r, sides[1]));
     let s = last_segment(l, r);
     let keys: BTreeSet<&(String, String)> = a.keys().chain(b.keys()).collect();
     for (n, key) in keys.into_iter().enumerate() {
@@ -297,11 +372,16 @@ fn journals(l: &CaptureRecord, r: &CaptureRecord) -> ProcessFindings {
 /// process or see it before its `exec`, so only a process seen in two or
 /// more passes on one side and never on the other is a proven difference.
 pub(super) fn process(l: &CaptureRecord, r: &CaptureRecord) -> ProcessFindings {
+    let aliases = side_commands(l, r);
+    let sides = match &aliases {
+        Some([a, b]) => [Some(a.as_str()), Some(b.as_str())],
+        None => [None, None],
+    };
     if exact(l) && exact(r) {
-        return journals(l, r);
+        return journals(l, r, sides);
     }
     let mut f = Findings::default();
-    let (a, b) = (processes(l), processes(r));
+    let (a, b) = (processes(l, sides[0]), processes(r, sides[1]));
     let s = last_segment(l, r);
     let mut proven = false;
     let keys: BTreeSet<&(String, String)> = a.keys().chain(b.keys()).collect();
@@ -321,4 +401,24 @@ pub(super) fn process(l: &CaptureRecord, r: &CaptureRecord) -> ProcessFindings {
         }
     }
     ProcessFindings { findings: f, proven }
+}
+
+#[cfg(test)]
+mod side_tests {
+    use super::side_aliased;
+
+    #[test]
+    fn a_side_command_is_named_only_as_whole_words() {
+        let w = "/usr/bin/coreutils ls";
+        assert_eq!(side_aliased("/usr/bin/coreutils ls -l x", w), "<side> -l x");
+        assert_eq!(side_aliased("xargs /usr/bin/coreutils ls", w), "xargs <side>");
+        assert_eq!(side_aliased("/usr/bin/coreutils lsblk", w), "/usr/bin/coreutils lsblk");
+        assert_eq!(side_aliased("x/usr/bin/coreutils ls", w), "x/usr/bin/coreutils ls");
+        assert_eq!(side_aliased("a /usr/bin/coreutils ls /usr/bin/coreutils ls", w), "a <side> <side>");
+        assert_eq!(
+            side_aliased("é/usr/bin/coreutils ls é /usr/bin/coreutils ls", w),
+            "é/usr/bin/coreutils ls é <side>"
+        );
+        assert_eq!(side_aliased("sort", ""), "sort");
+    }
 }

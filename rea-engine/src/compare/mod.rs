@@ -217,6 +217,9 @@ fn parameters(left: &Side<'_>, right: &Side<'_>, trace: Option<&TraceSpec>, opti
     if options.terminal_lens != TerminalLens::Stream {
         merge(&mut parameters, json!({ "terminal_lens": options.terminal_lens }));
     }
+    if let Some([l, r]) = dimensions::side_commands(left.record, right.record) {
+        merge(&mut parameters, json!({ "side_commands": { "left": l, "right": r } }));
+    }
     parameters
 }
 

@@ -11,5 +11,6 @@ pub mod text;
 pub use asciicast::{ReportError, export};
 pub use document::{Contents, Document, DocumentError, Identity, load_document};
 pub use text::{
-    CommittedScenario, ComparedCaptures, JournalOrder, command_line, escape_excerpt, exit_summary, iso8601_ms,
+    CommittedScenario, ComparedCaptures, JournalOrder, SideCommandNames, command_line, escape_excerpt, exit_summary,
+    iso8601_ms,
 };

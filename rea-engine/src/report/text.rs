@@ -61,6 +61,20 @@ pub struct ComparedCaptures {
     /// What decided the terminal dimension (absent: `stream`).
     #[serde(default)]
     pub terminal_lens: crate::compare::TerminalLens,
+    /// The sides' commands named `<side>` in the process dimension (absent:
+    /// none).
+    #[serde(default)]
+    pub side_commands: Option<SideCommandNames>,
+}
+
+/// The words each side's root command line holds where the other's holds
+/// other words (`parameters.side_commands`).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct SideCommandNames {
+    /// The left side's words.
+    pub left: String,
+    /// The right side's words.
+    pub right: String,
 }
 
 impl ComparedCaptures {

@@ -197,3 +197,56 @@ fn cases_and_sides_are_isolated() {
     let tmp_dir: Vec<_> = std::fs::read_dir(tmp.path().join("tmp")).unwrap().collect();
     assert!(tmp_dir.is_empty(), "{tmp_dir:?}");
 }
+
+/// `{side}` inside a pipeline: the side runs as a child of the shell, and
+/// its command line (the one place the sides differ by design) is named
+/// `<side>` in the process dimension, so equal tools compare `unchanged`
+/// and a different child of the pipeline is still found; `rea
+/// compare-process-captures` of the case's captures says the same.
+#[test]
+fn a_side_inside_a_pipeline_compares_its_processes_not_its_path() {
+    let tmp = tempfile::tempdir().unwrap();
+    script(tmp.path(), "a/tool", "tr a-z A-Z");
+    script(tmp.path(), "b/tool", "tr a-z A-Z");
+    let pipeline = |name: &str, tail: &str| {
+        json!({"name": name, "scenario": {"executable": "/bin/sh",
+            "arguments": ["-c", format!("printf 'x y\\n' | {{side}} {tail}")]}})
+    };
+    write(
+        tmp.path(),
+        "pipes.json",
+        &json!({
+            "sides": {"authority": {"executable": "a/tool"}, "reconstruction": {"executable": "b/tool"}},
+            "cases": [pipeline("upper", "| /bin/cat"), pipeline("tail", "| /usr/bin/tail -n 1")],
+            "defaults": {"filesystem_observation_paths": ["."], "timeout_ms": 10000}
+        })
+        .to_string(),
+    );
+    let run = run_suite(tmp.path(), "pipes.json", &["--out", "out"]);
+    assert_eq!(run.status, 0, "{}\n{}", run.stderr, run.stdout);
+    let record = run.record();
+    for name in ["upper", "tail"] {
+        let dims = &case(&record, name)["dimensions"];
+        assert_eq!(dims["process"], "unchanged", "{name}: {record}");
+        assert_eq!(case(&record, name)["verdict"], "unchanged", "{name}: {record}");
+    }
+    let docs = &case(&record, "upper")["documents"];
+    let file = |side: &str| tmp.path().join("out").join(docs[side]["path"].as_str().unwrap());
+    let comparison: Value = serde_json::from_str(&std::fs::read_to_string(file("comparison")).unwrap()).unwrap();
+    let named = &comparison["parameters"]["side_commands"];
+    assert!(named["left"].as_str().unwrap().ends_with("/a/tool"), "{named}");
+    assert!(named["right"].as_str().unwrap().ends_with("/b/tool"), "{named}");
+    let (left, right) = (file("authority"), file("reconstruction"));
+    let again =
+        rea(tmp.path(), &["compare-process-captures", left.to_str().unwrap(), right.to_str().unwrap(), "--json"]);
+    let again: Value = serde_json::from_str(&again.stdout).unwrap();
+    assert_eq!(again, comparison, "the single command compares the pipeline the same way");
+    let shown = rea(tmp.path(), &["show", file("comparison").to_str().unwrap()]);
+    assert!(shown.stdout.contains("as <side> in process command lines"), "{}", shown.stdout);
+
+    // A different child in the reconstruction's pipeline is still a difference.
+    script(tmp.path(), "b/tool", "/usr/bin/tr a-z A-Z | /bin/cat");
+    let run = run_suite(tmp.path(), "pipes.json", &["--out", "out2", "--case", "upper"]);
+    assert_eq!(run.status, 3, "{}\n{}", run.stderr, run.stdout);
+    assert_eq!(case(&run.record(), "upper")["dimensions"]["process"], "changed", "{}", run.stdout);
+}
