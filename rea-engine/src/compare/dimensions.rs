@@ -232,13 +232,18 @@ pub(super) struct ProcessFindings {
 /// own command line may differ by contract and is left out, and PIDs are
 /// replaced by the commands they stand for, so numbering never matters.
 fn processes(r: &CaptureRecord) -> BTreeMap<(String, String), BTreeSet<u64>> {
-    let command: BTreeMap<u64, &str> = r.process_samples.iter().map(|s| (s.pid, s.command.as_str())).collect();
+    let command: BTreeMap<u64, &str> = r.process_samples.iter().map(|s| (s.pid, command_of(s))).collect();
     let mut out: BTreeMap<(String, String), BTreeSet<u64>> = BTreeMap::new();
     for s in r.process_samples.iter().filter(|s| s.pid != 1) {
         let parent = if s.parent_pid == 1 { "<root>" } else { command.get(&s.parent_pid).copied().unwrap_or("") };
-        out.entry((s.command.clone(), parent.to_owned())).or_default().insert(s.at_ms);
+        out.entry((command_of(s).to_owned(), parent.to_owned())).or_default().insert(s.at_ms);
     }
     out
+}
+
+/// A row's command, or a label for one that could not be read.
+fn command_of(s: &crate::evidence::ProcessSample) -> &str {
+    s.command.as_deref().unwrap_or("<command unread>")
 }
 
 /// Whether a record's process rows are an exact journal.
@@ -252,7 +257,7 @@ fn exact(r: &CaptureRecord) -> bool {
 /// timing and repetition counts aside (a polling loop that runs its
 /// command once more on a slower run behaves the same).
 fn journaled(r: &CaptureRecord) -> BTreeMap<(String, String), Vec<String>> {
-    let command: BTreeMap<u64, &str> = r.process_samples.iter().map(|s| (s.pid, s.command.as_str())).collect();
+    let command: BTreeMap<u64, &str> = r.process_samples.iter().map(|s| (s.pid, command_of(s))).collect();
     let mut out: BTreeMap<(String, String), Vec<String>> = BTreeMap::new();
     for s in r.process_samples.iter().filter(|s| s.pid != 1) {
         let parent = if s.parent_pid == 1 { "<root>" } else { command.get(&s.parent_pid).copied().unwrap_or("") };
@@ -261,7 +266,7 @@ fn journaled(r: &CaptureRecord) -> BTreeMap<(String, String), Vec<String>> {
             Some(e) if e.signal != 0 => format!("killed by signal {}", e.signal),
             Some(e) => format!("exit {}", e.code.unwrap_or(0)),
         };
-        out.entry((s.command.clone(), parent.to_owned())).or_default().push(ended);
+        out.entry((command_of(s).to_owned(), parent.to_owned())).or_default().push(ended);
     }
     out.values_mut().for_each(|v| {
         v.sort();
