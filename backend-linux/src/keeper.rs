@@ -281,6 +281,7 @@ fn encode_journal(tracer: Option<&crate::tracer::Tracer>, untraced: &str) -> Vec
         put(&mut body, &row.parent.to_le_bytes());
         put(&mut body, &row.command_bytes.to_le_bytes());
         put(&mut body, row.command.as_bytes());
+        put(&mut body, row.unread.as_deref().unwrap_or("").as_bytes());
         put(&mut body, &encode_status(row.exit));
     }
     let mut message = Vec::with_capacity(body.len() + 4);
@@ -302,6 +303,7 @@ fn decode_journal(body: &[u8]) -> io::Result<ExactJournal> {
                         parent: Pid(f.count()? as u32),
                         command_bytes: f.count()?,
                         command: String::from_utf8_lossy(f.bytes()?).into_owned(),
+                        unread: Some(String::from_utf8_lossy(f.bytes()?).into_owned()).filter(|u| !u.is_empty()),
                         exit: f.status()?,
                     })
                 })
@@ -534,10 +536,21 @@ impl Kept {
         }
     }
 
+    /// Shows the tracer the zombie that the next reap of `pid` (any child:
+    /// `None`) takes, while it can still be looked at.
+    fn peek_exit(&mut self, pid: Option<u32>) {
+        if let Some(tracer) = self.tracer.as_mut()
+            && let Ok(Some(Waited::Exit(pid, status))) = tracer::wait_once(pid, libc::WEXITED | libc::WNOWAIT)
+        {
+            tracer.before_reap(pid, status);
+        }
+    }
+
     /// Reaps every exited child; returns how many, and whether none is left.
     fn reap_all(&mut self) -> (u32, bool) {
         let mut reaped = 0;
         loop {
+            self.peek_exit(None);
             match tracer::wait_once(None, libc::WEXITED) {
                 Ok(Some(waited @ Waited::Exit(pid, status))) => {
                     reaped += 1;
@@ -558,6 +571,7 @@ impl Kept {
     /// Reaps the launched process if it exited.
     fn root_status(&mut self) -> Option<ExitStatus> {
         while self.status.is_none() {
+            self.peek_exit(Some(self.root.pid.0));
             match tracer::wait_once(Some(self.root.pid.0), libc::WEXITED) {
                 Ok(Some(waited @ Waited::Exit(_, status))) => {
                     self.status = Some(status);
@@ -851,15 +865,25 @@ mod tests {
                 parent: 0,
                 command: "sh -c x".into(),
                 command_bytes: 7,
+                unread: None,
                 exit: Some(ExitStatus::Code(3)),
             },
-            Row { at_us: 9, pid: 11, parent: 10, command: "sleep 1".into(), command_bytes: 90, exit: None },
+            Row {
+                at_us: 9,
+                pid: 11,
+                parent: 10,
+                command: "sleep 1".into(),
+                command_bytes: 90,
+                unread: None,
+                exit: None,
+            },
             Row {
                 at_us: 12,
                 pid: 12,
                 parent: 10,
                 command: String::new(),
                 command_bytes: 0,
+                unread: Some("it was killed".into()),
                 exit: Some(ExitStatus::Signal(9)),
             },
         ];
@@ -869,11 +893,13 @@ mod tests {
             panic!("not observed")
         };
         assert_eq!(dropped, 4);
-        let back: Vec<_> =
-            back.iter().map(|r| (r.at_us, r.pid.0, r.parent.0, r.command.clone(), r.command_bytes, r.exit)).collect();
+        let back: Vec<_> = back
+            .iter()
+            .map(|r| (r.at_us, r.pid.0, r.parent.0, r.command.clone(), r.command_bytes, r.unread.clone(), r.exit))
+            .collect();
         let sent: Vec<_> = rows
             .iter()
-            .map(|r| (r.at_us, r.pid, r.parent, r.command.clone(), r.command_bytes as usize, r.exit))
+            .map(|r| (r.at_us, r.pid, r.parent, r.command.clone(), r.command_bytes as usize, r.unread.clone(), r.exit))
             .collect();
         assert_eq!(back, sent);
         let refused = encode_journal(None, "ptrace refused");

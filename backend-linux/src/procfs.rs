@@ -141,6 +141,44 @@ pub(crate) fn cmdline(pid: u32) -> io::Result<Option<String>> {
     }))
 }
 
+/// The kernel's `PF_FORKNOEXEC` task flag: set at fork, cleared by the
+/// first `exec` (and kept by the zombie, whose `stat` still shows it).
+const PF_FORKNOEXEC: u64 = 0x40;
+
+/// What a process's `stat` says about its image, read while it is stopped
+/// or a zombie: its state letter, whether it ever completed an `exec`
+/// since its fork, and its name (`comm`); `None` when it is gone or the
+/// file is unreadable.
+pub(crate) struct Image {
+    pub(crate) state: u8,
+    pub(crate) exec_done: bool,
+    pub(crate) name: String,
+}
+
+/// Reads [`Image`] from `/proc/<pid>/stat` (the flags are the ninth field).
+pub(crate) fn image(pid: u32) -> Option<Image> {
+    let text = read_record(pid, "stat", 4096).ok().flatten()?;
+    let open = text.iter().position(|&b| b == b'(')?;
+    let close = text.iter().rposition(|&b| b == b')')?;
+    let name = String::from_utf8_lossy(text.get(open + 1..close)?).into_owned();
+    let mut fields = std::str::from_utf8(text.get(close + 1..)?).ok()?.split_ascii_whitespace();
+    let state = *fields.next()?.as_bytes().first()?;
+    // After state: ppid pgrp session tty_nr tpgid flags.
+    let flags: u64 = fields.nth(5)?.parse().ok()?;
+    Some(Image { state, exec_done: flags & PF_FORKNOEXEC == 0, name })
+}
+
+/// Whether the task `tid` of process `pid` is dead (a zombie, or gone): a
+/// thread-group leader that ended while other threads run is such a task,
+/// and never stops again.
+pub(crate) fn task_dead(pid: u32, tid: u32) -> bool {
+    match read_file(pid, &format!("task/{tid}/stat"), 4096) {
+        Ok(Some(bytes)) => parse_stat(&bytes).is_some_and(|st| is_dead_state(st.state)),
+        Ok(None) => true,
+        Err(_) => false,
+    }
+}
+
 /// What `/proc/<pid>/environ` says about a variable.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum EnvLookup {
@@ -231,6 +269,31 @@ pub(crate) fn all_pids() -> io::Result<Vec<u32>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_image_tells_a_fork_that_did_not_exec_from_one_that_did() {
+        let me = image(std::process::id()).expect("own stat");
+        assert!(me.exec_done, "this test process was exec'd");
+        assert_eq!(me.state, b'R');
+        assert_eq!(me.name, std::fs::read_to_string("/proc/self/comm").unwrap().trim_end());
+        // A subshell that runs two commands is a fork that never exec'd.
+        let mut sh = std::process::Command::new("sh")
+            .args(["-c", "(sleep 2; :) & echo $!; wait"])
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("start sh");
+        let mut line = String::new();
+        std::io::BufRead::read_line(&mut std::io::BufReader::new(sh.stdout.take().unwrap()), &mut line).unwrap();
+        let subshell: u32 = line.trim().parse().expect("the subshell's PID");
+        let forked = image(subshell).expect("the subshell's stat");
+        let exec_d = image(sh.id()).expect("sh's stat");
+        let _ = std::process::Command::new("kill").arg(subshell.to_string()).status();
+        let _ = sh.kill();
+        let _ = sh.wait();
+        assert!(!forked.exec_done, "a fork that never exec'd shows PF_FORKNOEXEC");
+        assert!(exec_d.exec_done, "sh was exec'd");
+        assert_eq!(forked.name, exec_d.name);
+    }
 
     #[test]
     fn stat_with_spaces_and_parens_in_the_name() {

@@ -60,6 +60,9 @@ pub(crate) struct Row {
     pub(crate) command: String,
     /// Bytes of the command line as read.
     pub(crate) command_bytes: u32,
+    /// Why what this process exec'd could not be read (it died at once):
+    /// `command` is then empty and not what it ran.
+    pub(crate) unread: Option<String>,
     /// How the image ended (`None`: not observed).
     pub(crate) exit: Option<ExitStatus>,
 }
@@ -204,7 +207,7 @@ impl Tracer {
             return None;
         }
         let at_us = self.start.elapsed().as_micros() as u64;
-        self.rows.push(Row { at_us, pid, parent, command, command_bytes, exit: None });
+        self.rows.push(Row { at_us, pid, parent, command, command_bytes, unread: None, exit: None });
         Some(self.rows.len() - 1)
     }
 
@@ -229,6 +232,7 @@ impl Tracer {
         loop {
             match wait_once(None, libc::WEXITED | libc::WNOWAIT) {
                 Ok(Some(Waited::Exit(pid, status))) => {
+                    self.before_reap(pid, status);
                     if !self.tasks.contains_key(&pid) || self.hold_if_ours(pid, status) {
                         return self.scan_zombies();
                     }
@@ -333,6 +337,7 @@ impl Tracer {
             self.tasks.remove(&former);
         }
         let full = procfs::cmdline(pid).ok().flatten().unwrap_or_default();
+        let unread = if full.is_empty() { killed_in_exec_stop(pid) } else { None };
         let command_bytes = full.len() as u32;
         let mut command = full;
         command.truncate(command.floor_char_boundary(rea_engine::host::KEPT_COMMAND_BYTES));
@@ -346,9 +351,38 @@ impl Tracer {
             }
             _ => self.push_row(pid, parent, command, command_bytes),
         };
+        if let Some(i) = row {
+            self.rows[i].unread = unread;
+        }
         if let Some(task) = self.tasks.get_mut(&pid) {
             (task.row, task.inherited) = (row, false);
         }
+    }
+
+    /// Looks at the zombie `pid` (ended with `status`, not yet reaped)
+    /// for an `exec` whose stop never came: the kernel skips the exec stop
+    /// of a process that has `SIGKILL` pending, so a process killed right
+    /// after its `exec` can end still showing its creator's command. Its
+    /// `stat` tells: `PF_FORKNOEXEC` is cleared by the first `exec`. Such a
+    /// row's command is unknown (the zombie's name is all that is left).
+    pub(crate) fn before_reap(&mut self, pid: u32, status: ExitStatus) {
+        if status != ExitStatus::Signal(libc::SIGKILL) {
+            return;
+        }
+        let Some(task) = self.tasks.get(&pid).filter(|t| !t.thread && t.inherited) else { return };
+        let Some(i) = task.row.filter(|&i| self.rows[i].unread.is_none() && self.rows[i].exit.is_none()) else {
+            return;
+        };
+        let why = match procfs::image(pid) {
+            Some(image) if !image.exec_done => return,
+            Some(image) => format!(
+                "it was killed (SIGKILL) right after an exec, before the exec's stop; its name at exit: {:?}",
+                image.name
+            ),
+            None => "it was killed (SIGKILL) and whether it had exec'd could not be read".to_owned(),
+        };
+        let row = &mut self.rows[i];
+        (row.command, row.command_bytes, row.unread) = (String::new(), 0, Some(why));
     }
 
     /// A process's image ended with `status` (its first report counts).
@@ -375,12 +409,21 @@ impl Tracer {
         for pid in pids {
             let peeked = wait_once(Some(pid), libc::WEXITED | libc::WNOWAIT);
             let Ok(Some(Waited::Exit(_, status))) = peeked else { continue };
+            self.before_reap(pid, status);
             if !self.hold_if_ours(pid, status)
                 && let Ok(Some(waited)) = wait_once(Some(pid), libc::WEXITED)
             {
                 self.on_waited(waited);
             }
         }
+    }
+
+    /// Whether a task that can still stop is left: a dead task (a
+    /// thread-group leader that ended while its other threads run) never
+    /// stops, so it is not waited for; it is released when its process
+    /// ends, or when the keeper exits.
+    fn stoppable_left(&self) -> bool {
+        self.tasks.keys().any(|&tid| !procfs::task_dead(self.process_of(tid), tid))
     }
 
     /// Stops tracing: every tracee is interrupted and detached (a pending
@@ -394,7 +437,7 @@ impl Tracer {
             detach(pid, status);
         }
         let deadline = Instant::now() + DETACH_BOUND;
-        while !self.tasks.is_empty() && Instant::now() < deadline {
+        while self.stoppable_left() && Instant::now() < deadline {
             while let Ok(Some(waited)) = wait_once(None, libc::WSTOPPED) {
                 match waited {
                     Waited::Stop(pid, status) => {
@@ -410,6 +453,21 @@ impl Tracer {
             let _ = rustix::event::poll(&mut poll, Some(&tick));
             drain(signals);
         }
+    }
+}
+
+/// Why the empty command line read at `pid`'s exec stop is not its
+/// command: the process is no longer in its stop (SIGKILL ended it, so its
+/// memory is gone); `None` when it is still stopped, so the empty command
+/// line is what it exec'd.
+fn killed_in_exec_stop(pid: u32) -> Option<String> {
+    match procfs::image(pid) {
+        Some(image) if image.state == b't' => None,
+        Some(image) => Some(format!(
+            "it was killed during its exec stop, before its command line could be read; its name at exit: {:?}",
+            image.name
+        )),
+        None => Some("it was killed during its exec stop, before its command line could be read".to_owned()),
     }
 }
 

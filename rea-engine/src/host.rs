@@ -143,6 +143,10 @@ pub struct TracedImage {
     pub command: String,
     /// Bytes of the command line as read.
     pub command_bytes: usize,
+    /// Why the command this image exec'd could not be read (the process
+    /// died at once): then `command` is not what it ran, and the record
+    /// says the command is unknown.
+    pub unread: Option<String>,
     /// How it ended (`None`: not observed).
     pub exit: Option<ExitStatus>,
 }

@@ -62,6 +62,11 @@ fn shapes() -> Vec<Shape> {
         ("setsiddaemon", |m, d| format!("/usr/bin/setsid -f {}; sleep 1000", marked(m, d, ""))),
         ("nohupchild", |m, d| format!("nohup {} >/dev/null 2>&1 & sleep 1000", marked(m, d, ""))),
         ("tiocnotty", |m, d| format!("{} & sleep 1000", notty(m, d))),
+        // A traced thread-group leader that ended never stops again: the
+        // keeper's clean-up must not wait for it (issue 32).
+        ("zombieleader", |m, d| {
+            format!("python3 {} {m} {} & sleep 1000", d.join("zl.py").display(), d.join("started").display())
+        }),
         ("allfour", |m, d| {
             format!(
                 "{} & /usr/bin/setsid -f {}; nohup {} >/dev/null 2>&1 & {} & sleep 1000",
@@ -96,6 +101,37 @@ fn alive(pid: u32) -> bool {
         .ok()
         .and_then(|s| s.rsplit_once(')').map(|(_, rest)| !rest.trim_start().starts_with(['Z', 'X'])))
         .unwrap_or(false)
+}
+
+/// The processes marked `marker` with a live thread (a process whose
+/// leader ended while another thread runs is alive too; its command line
+/// is read through a live thread, as the leader's memory is gone).
+fn live(marker: &str) -> Vec<u32> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else { continue };
+        let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).into_iter().flatten().flatten();
+        if tasks.into_iter().any(|t| {
+            let alive = std::fs::read_to_string(t.path().join("stat"))
+                .ok()
+                .and_then(|s| s.rsplit_once(')').map(|(_, rest)| !rest.trim_start().starts_with(['Z', 'X'])))
+                .unwrap_or(false);
+            alive
+                && String::from_utf8_lossy(&std::fs::read(t.path().join("cmdline")).unwrap_or_default())
+                    .contains(marker)
+        }) {
+            out.push(pid);
+        }
+    }
+    out
+}
+
+/// Kills what a failed run left, zombie-leader processes included.
+fn kill_live(marker: &str) {
+    for pid in live(marker) {
+        let _ = Command::new("kill").args(["-KILL", &pid.to_string()]).status();
+    }
+    kill_marked(marker);
 }
 
 /// The keepers among `rea`'s children.
@@ -164,11 +200,12 @@ fn killed_once(shape: &Shape, run: usize, start: Starter, via: &str) -> Result<(
     let tmp = dir.path().join("tmp");
     std::fs::create_dir_all(&tmp).unwrap();
     std::fs::write(dir.path().join("notty.py"), NOTTY).unwrap();
+    std::fs::write(dir.path().join("zl.py"), ZOMBIE_LEADER).unwrap();
     let scenario = json!({"executable": "sh", "arguments": ["-c", script(&marker, dir.path())], "timeout_ms": 60_000});
     let (mut rea, stdin) = start(dir.path(), &scenario);
     let want = expected(name);
     let ready = wait_for(Duration::from_secs(30), || {
-        started(dir.path()) >= want && marked_alive(&marker).len() > want && !roots(&tmp).is_empty()
+        started(dir.path()) >= want && live(&marker).len() > want && !roots(&tmp).is_empty()
     });
     let keepers = keepers_of(rea.id());
     rea.kill().unwrap();
@@ -176,22 +213,22 @@ fn killed_once(shape: &Shape, run: usize, start: Starter, via: &str) -> Result<(
     let killed_at = Instant::now();
     drop(stdin);
     if !ready {
-        kill_marked(&marker);
+        kill_live(&marker);
         return Err(format!("the shape never started: {} of {want} recorded", started(dir.path())));
     }
     if keepers.is_empty() {
-        kill_marked(&marker);
+        kill_live(&marker);
         return Err("rea had no keeper child".into());
     }
     let gone = wait_for(GONE_WITHIN, || {
-        marked_alive(&marker).is_empty() && roots(&tmp).is_empty() && !keepers.iter().any(|k| alive(*k))
+        live(&marker).is_empty() && roots(&tmp).is_empty() && !keepers.iter().any(|k| alive(*k))
     });
     if gone {
         return Ok(());
     }
     let (left, kept, keepers_alive) =
-        (marked_alive(&marker), roots(&tmp), keepers.iter().filter(|k| alive(**k)).collect::<Vec<_>>());
-    kill_marked(&marker);
+        (live(&marker), roots(&tmp), keepers.iter().filter(|k| alive(**k)).collect::<Vec<_>>());
+    kill_live(&marker);
     Err(format!(
         "{:?} after rea was killed: processes {left:?}, temporary roots {kept:?}, keepers alive {keepers_alive:?}",
         killed_at.elapsed()

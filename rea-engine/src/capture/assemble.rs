@@ -163,7 +163,7 @@ impl Assembly<'_> {
             rendered_terminal: t.rendered,
             filesystem_before: before.truncation,
             filesystem_after: after.truncation,
-            process: process_truncation(scenario, &sampled, sampling_partial, process_samples.len(), &processes),
+            process: process_truncation(scenario, &sampled, sampling_partial, &process_samples, &processes),
             document: None,
         };
         let mechanism = context.host.verifier.mechanism();
@@ -187,6 +187,8 @@ impl Assembly<'_> {
             residual_unknowns: residual_unknowns(selected, &outcome, &verdict.cleanup, &processes),
             cleanup: cleanup(t.renderer_state, temporary_root_removed, mechanism, &verdict.cleanup),
         };
+        let unread = unread_unknowns(&record.process_samples);
+        record.residual_unknowns.splice(0..0, unread);
         let parameters = parameters(scenario, &record.normalization);
         super::fit::fit_document(&mut record, &parameters, super::fit::DOCUMENT_BUDGET_BYTES)?;
         seal_capture_typed(record, parameters)
@@ -250,14 +252,19 @@ fn process_truncation(
     scenario: &crate::scenario::Scenario,
     sampled: &SamplerResult,
     sampling_partial: bool,
-    samples: usize,
+    samples: &[ProcessSample],
     processes: &ProcessMode,
 ) -> ProcessTruncation {
+    let coverage = match processes.is_exact() {
+        false => ProcessCoverage::Sampled,
+        true if samples.iter().any(|s| s.command.is_none()) => ProcessCoverage::ExactIncomplete,
+        true => ProcessCoverage::Exact,
+    };
     ProcessTruncation {
         truncated: sampling_partial,
-        coverage: if processes.is_exact() { ProcessCoverage::Exact } else { ProcessCoverage::Sampled },
+        coverage,
         sample_limit: scenario.limits.processes,
-        samples: samples as u64,
+        samples: samples.len() as u64,
         limit_reached: sampled.limit_reached,
         sampling_failures: sampled.failures,
         first_sampling_failure: sampled.first_failure.clone(),
@@ -280,11 +287,34 @@ fn process_samples(a: &Assembly<'_>) -> Vec<ProcessSample> {
             at_ms: s.at_ms / bucket * bucket,
             pid: ordinal(s.pid, 1),
             parent_pid: ordinal(s.parent, 0),
-            command: sampled_command(s, &mut secrets, &a.observed.normalizer, &pid_texts),
+            command: match s.unread {
+                None => Some(sampled_command(s, &mut secrets, &a.observed.normalizer, &pid_texts)),
+                Some(_) => None,
+            },
+            command_unread: s
+                .unread
+                .as_deref()
+                .map(|why| a.observed.normalizer.normalize_unbounded(&secrets.whole(why))),
             // The tracer does not read groups and sessions.
             process_group_id: (!exact).then(|| ordinal(s.group, 0)),
             session_id: (!exact).then(|| ordinal(s.session, 0)),
             exit: s.exit.map(process_exit),
+        })
+        .collect()
+}
+
+/// One process residual unknown for each journal row whose command could
+/// not be read (exact journals only).
+fn unread_unknowns(samples: &[ProcessSample]) -> Vec<ResidualUnknown> {
+    let unread = samples.iter().enumerate().filter(|(_, s)| s.command.is_none());
+    unread
+        .map(|(i, s)| ResidualUnknown {
+            scope: ResidualScope::Process,
+            reason: format!(
+                "process_samples[{i}] (pid {}): what this process exec'd is unknown: {}.",
+                s.pid,
+                s.command_unread.as_deref().unwrap_or("its command could not be read")
+            ),
         })
         .collect()
 }
@@ -531,6 +561,7 @@ mod command_tests {
             parent: 1,
             command,
             command_bytes: read,
+            unread: None,
             group: 7,
             session: 1,
             recorded: Instant::now(),
@@ -573,5 +604,41 @@ mod command_tests {
             let kept = got.rsplit_once(' ').expect("marker").0;
             assert_eq!(kept.matches('H').count(), 0, "offset {offset}: {}", &kept[kept.len().saturating_sub(40)..]);
         }
+    }
+}
+
+#[cfg(test)]
+mod unread_tests {
+    use super::unread_unknowns;
+    use crate::evidence::{ProcessSample, ResidualScope};
+
+    fn row(pid: u64, command: Option<&str>, unread: Option<&str>) -> ProcessSample {
+        ProcessSample {
+            at_ms: 0,
+            pid,
+            parent_pid: 1,
+            command: command.map(str::to_owned),
+            command_unread: unread.map(str::to_owned),
+            process_group_id: None,
+            session_id: None,
+            exit: None,
+        }
+    }
+
+    #[test]
+    fn each_unread_row_is_named_by_a_process_residual_unknown() {
+        let rows = [row(1, Some("sh"), None), row(2, None, Some("it was killed")), row(3, Some("date"), None)];
+        let unknowns = unread_unknowns(&rows);
+        assert_eq!(unknowns.len(), 1);
+        assert_eq!(unknowns[0].scope, ResidualScope::Process);
+        assert_eq!(
+            unknowns[0].reason,
+            "process_samples[1] (pid 2): what this process exec'd is unknown: it was killed."
+        );
+        assert!(unread_unknowns(&rows[..1]).is_empty());
+        let json = serde_json::to_value(&rows[1]).unwrap();
+        assert!(json["command"].is_null(), "an unread command is written as null: {json}");
+        assert_eq!(json["command_unread"], "it was killed");
+        assert!(serde_json::to_value(&rows[0]).unwrap().get("command_unread").is_none());
     }
 }

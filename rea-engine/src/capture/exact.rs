@@ -44,6 +44,7 @@ pub(super) fn apply(journal: Option<ExactJournal>, sampled: &mut SamplerResult, 
             parent: r.parent.0,
             command: r.command,
             command_bytes: r.command_bytes,
+            unread: r.unread,
             group: 0,
             session: 0,
             recorded: launch + Duration::from_micros(r.at_us),
@@ -71,6 +72,7 @@ mod tests {
             parent: Pid(9),
             command: "date".into(),
             command_bytes: 4,
+            unread: None,
             exit: Some(ExitStatus::Code(0)),
         };
         let journal = ExactJournal::Observed { rows: vec![row], dropped: 3 };

@@ -43,6 +43,9 @@ pub(super) struct RawSample {
     pub command: String,
     /// Bytes of the command line as read (more than `command` holds when cut).
     pub command_bytes: usize,
+    /// Why the command this image exec'd could not be read (exact
+    /// observation only): `command` is then not recorded.
+    pub unread: Option<String>,
     /// Process group.
     pub group: u32,
     /// Session.
@@ -243,6 +246,7 @@ impl Walker {
             parent: row.parent.0,
             command,
             command_bytes,
+            unread: None,
             group: row.group.0,
             session: row.session.0,
             recorded: Instant::now(),

@@ -239,7 +239,7 @@ pub(super) struct ProcessFindings {
 /// under `--count 5` against `--count 6` stays a difference. `None` when
 /// the roots are equal, one is not recorded, or no process ran them.
 pub(super) fn side_commands(l: &CaptureRecord, r: &CaptureRecord) -> Option<[String; 2]> {
-    let root = |x: &CaptureRecord| x.process_samples.iter().find(|s| s.pid == 1).map(|s| s.command.clone());
+    let root = |x: &CaptureRecord| x.process_samples.iter().find(|s| s.pid == 1).and_then(|s| s.command.clone());
     let (a, b) = (root(l)?, root(r)?);
     let (a, b): (Vec<&str>, Vec<&str>) = (a.split(' ').collect(), b.split(' ').collect());
     let lead = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
@@ -250,9 +250,8 @@ pub(super) fn side_commands(l: &CaptureRecord, r: &CaptureRecord) -> Option<[Str
     // comes first); a bare word must have started a process.
     let ran = |x: &CaptureRecord, words: &[&str]| {
         let (first, joined) = (words[0], words.join(" "));
-        x.process_samples.iter().filter(|s| s.pid != 1).any(|s| {
-            s.command.split(' ').next() == Some(first)
-                || (first.contains('/') && side_aliased(&s.command, &joined) != s.command)
+        x.process_samples.iter().filter(|s| s.pid != 1).filter_map(|s| s.command.as_deref()).any(|c| {
+            c.split(' ').next() == Some(first) || (first.contains('/') && side_aliased(c, &joined) != c)
         })
     };
     match (a.is_empty(), b.is_empty()) {
@@ -284,14 +283,19 @@ fn keyed<'a>(
         Some(words) => side_aliased(command, words),
         None => command.to_owned(),
     };
-    let command: BTreeMap<u64, &str> = r.process_samples.iter().map(|s| (s.pid, s.command.as_str())).collect();
+    let command: BTreeMap<u64, &str> = r.process_samples.iter().map(|s| (s.pid, command_of(s))).collect();
     r.process_samples.iter().filter(|s| s.pid != 1).map(move |s| {
         let parent = match s.parent_pid {
             1 => "<root>".to_owned(),
             pid => name(command.get(&pid).copied().unwrap_or("")),
         };
-        (s, (name(&s.command), parent))
+        (s, (name(command_of(s)), parent))
     })
+}
+
+/// A row's command, or a label for one that could not be read.
+fn command_of(s: &ProcessSample) -> &str {
+    s.command.as_deref().unwrap_or("<command unread>")
 }
 
 /// `command` with each occurrence of `words` that stands as whole words

@@ -373,8 +373,13 @@ pub struct ProcessSample {
     pub pid: u64,
     /// Parent ordinal, 0 when unmapped.
     pub parent_pid: u64,
-    /// Normalized command line.
-    pub command: String,
+    /// Normalized command line; null when the command an exact journal's
+    /// process exec'd could not be read (`command_unread` says why).
+    pub command: Option<String>,
+    /// Why `command` is null: the process died before what it exec'd could
+    /// be read (exact journals only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command_unread: Option<String>,
     /// Process-group ordinal.
     pub process_group_id: Option<u64>,
     /// Session ordinal.

@@ -277,6 +277,10 @@ vocabulary! {
         Sampled = "sampled",
         /// Every fork, exec and exit, observed as it happened.
         Exact = "exact",
+        /// Every fork, exec and exit was journaled, but what some process
+        /// exec'd could not be read (it died at once): those rows'
+        /// `command` is null, and a residual unknown names each.
+        ExactIncomplete = "exact_incomplete",
     }
 }
 
