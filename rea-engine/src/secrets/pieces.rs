@@ -265,7 +265,7 @@ fn untag(c: char) -> Option<usize> {
 
 /// Where the tagger is in the stream's escape sequences.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-enum Escape {
+enum Within {
     /// Printed text.
     #[default]
     Ground,
@@ -285,7 +285,7 @@ enum Escape {
 /// escape sequences (split across chunks too) left as they are.
 #[derive(Debug, Default)]
 struct Tagger {
-    state: Escape,
+    state: Within,
 }
 
 impl Tagger {
@@ -306,7 +306,7 @@ impl Tagger {
 
     /// Moves over `c`; whether it is printed.
     fn step(&mut self, c: char) -> bool {
-        use Escape::{Control, Ground, Intermediate, Start, String, StringEscape};
+        use Within::{Control, Ground, Intermediate, Start, String, StringEscape};
         let (next, printed) = match (self.state, c) {
             (String, '\u{7}') | (StringEscape, '\\') => (Ground, false),
             (String, '\u{1b}') => (StringEscape, false),
