@@ -183,6 +183,17 @@ pub enum InputError {
         /// The parser's description, with line and column.
         detail: String,
     },
+    /// The text is TOON Evidence that breaks a rule of strict TOON (a key
+    /// repeated in an object, a length that does not match).
+    #[error("{what} file {path} is TOON that rea reads only in strict form: {detail}")]
+    InvalidToon {
+        /// What the file was meant to hold.
+        what: &'static str,
+        /// The path as given.
+        path: PathBuf,
+        /// The decoder's description, with line and column.
+        detail: String,
+    },
 }
 
 impl UserError for InputError {
@@ -201,6 +212,7 @@ impl UserError for InputError {
             InputError::Empty { .. } => "input_empty",
             InputError::NotUtf8 { .. } => "input_not_utf8",
             InputError::InvalidJson { .. } => "input_invalid_json",
+            InputError::InvalidToon { .. } => "input_invalid_toon",
         }
     }
 
@@ -219,6 +231,9 @@ impl UserError for InputError {
             }
             InputError::NotUtf8 { .. } => "Save the file as UTF-8 JSON, then try again.".into(),
             InputError::InvalidJson { .. } => "Repair the JSON at the reported line and column, then try again.".into(),
+            InputError::InvalidToon { .. } => {
+                "Repair the TOON at the reported line (each key may appear once in an object), or give the JSON of the same Evidence (`--json`).".into()
+            }
         }
     }
 
@@ -303,6 +318,26 @@ pub fn parse_json_str(text: &str) -> Result<Value, String> {
     let value = StrictValue { place: Place::Root }.deserialize(&mut de).map_err(|e| e.to_string())?;
     de.end().map_err(|e| e.to_string())?;
     Ok(value)
+}
+
+/// A free-form JSON value of a typed document (`#[serde(deserialize_with)]`),
+/// read as strictly as [`parse_json_str`] reads a whole one: a repeated key
+/// is an error (its path relative to the field), never "last one wins".
+pub fn strict_value<'de, D: de::Deserializer<'de>>(deserializer: D) -> Result<Value, D::Error> {
+    StrictValue { place: Place::Root }.deserialize(deserializer)
+}
+
+/// [`strict_value`] for an array of free-form values.
+pub fn strict_values<'de, D: de::Deserializer<'de>>(deserializer: D) -> Result<Vec<Value>, D::Error> {
+    match strict_value(deserializer)? {
+        Value::Array(items) => Ok(items),
+        other => Err(de::Error::custom(format!("expected an array, found {other}"))),
+    }
+}
+
+/// [`strict_value`] for an optional free-form value (`null` is none).
+pub fn strict_optional_value<'de, D: de::Deserializer<'de>>(deserializer: D) -> Result<Option<Value>, D::Error> {
+    Ok(Some(strict_value(deserializer)?).filter(|v| !v.is_null()))
 }
 
 /// Where a value lies in the document, as borrowed links to its parent: the

@@ -16,6 +16,7 @@ mod compare;
 mod errors;
 mod export;
 mod fault;
+mod ids;
 mod reply;
 mod server;
 mod session;

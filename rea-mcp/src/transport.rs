@@ -16,6 +16,8 @@
 //!   being kept in memory: only its first [`ID_PREFIX`] bytes are, to find
 //!   its `id` if it comes before them. The server keeps serving.
 //!
+//! Every id comes back exactly as sent, its text included (`ids.rs`).
+//!
 //! Reads and the transport's own replies keep their progress in the
 //! transport, because the service loop drops an unfinished `receive` when
 //! another branch of its `select!` is ready: a dropped read resumes its line,
@@ -31,6 +33,8 @@ use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, Visitor};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::Mutex;
+
+use crate::ids::ExactIds;
 use tokio_util::sync::CancellationToken;
 
 /// A line (without its newline) of this many bytes or more is refused.
@@ -77,6 +81,8 @@ pub(crate) struct LineTransport<R, W> {
     /// Cancelled at the end of stdin, so running captures stop at once.
     ended: CancellationToken,
     eof: bool,
+    /// The ids given a stand-in, shared with the replies the SDK sends.
+    ids: Arc<std::sync::Mutex<ExactIds>>,
 }
 
 impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> LineTransport<R, W> {
@@ -89,6 +95,7 @@ impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> LineTransport<R, W> {
             reply: None,
             ended,
             eof: false,
+            ids: Arc::default(),
         }
     }
 
@@ -153,8 +160,8 @@ impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> LineTransport<R, W> {
                 return None;
             }
             let line = match self.read_line().await {
-                Read::Line => classify(&std::mem::take(&mut self.line)),
-                Read::Oversized => Line::Reply(oversized(&self.prefix.take().unwrap_or_default())),
+                Read::Line => classify_exact(&self.ids, &std::mem::take(&mut self.line)),
+                Read::Oversized => oversized_exact(&self.ids, &self.prefix.take().unwrap_or_default()),
                 end @ (Read::Eof | Read::Failed(_)) => {
                     if let Read::Failed(e) = end {
                         eprintln!("rea mcp: stdin could not be read ({e}); the session ends.");
@@ -163,25 +170,46 @@ impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> LineTransport<R, W> {
                     self.eof = true;
                     self.ended.cancel();
                     match self.prefix.take() {
-                        Some(prefix) => Line::Reply(oversized(&prefix)),
-                        None => classify(&std::mem::take(&mut self.line)),
+                        Some(prefix) => oversized_exact(&self.ids, &prefix),
+                        None => classify_exact(&self.ids, &std::mem::take(&mut self.line)),
                     }
                 }
             };
             match line {
                 Line::Message(message) => return Some(*message),
-                Line::Reply(reply) => self.reply = Some((reply_bytes(&reply), 0)),
+                Line::Reply(reply) => self.reply = Some((lock(&self.ids).line(&reply), 0)),
                 Line::Nothing => {}
             }
         }
     }
 }
 
-/// The reply as one line.
-fn reply_bytes(reply: &Value) -> Vec<u8> {
-    let mut bytes = reply.to_string().into_bytes();
-    bytes.push(b'\n');
-    bytes
+/// What `line` asks for, its id given a stand-in if it needs one.
+fn classify_exact(ids: &std::sync::Mutex<ExactIds>, line: &[u8]) -> Line {
+    let line = lock(ids).stand_in(line).into_owned();
+    classify(&line)
+}
+
+/// The reply to a refused oversized line, its id given a stand-in if it needs one.
+fn oversized_exact(ids: &std::sync::Mutex<ExactIds>, prefix: &[u8]) -> Line {
+    let prefix = lock(ids).stand_in(prefix).into_owned();
+    Line::Reply(oversized(&prefix))
+}
+
+/// The ids, whatever a panicking holder left (the map stays consistent).
+fn lock(ids: &std::sync::Mutex<ExactIds>) -> std::sync::MutexGuard<'_, ExactIds> {
+    ids.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// A message the SDK sends, as one line, a stand-in id written as sent.
+fn message_bytes(item: &ServerJsonRpcMessage, ids: &std::sync::Mutex<ExactIds>) -> io::Result<Vec<u8>> {
+    let mut ids = lock(ids);
+    if ids.is_empty() {
+        let mut bytes = serde_json::to_vec(item).map_err(io::Error::other)?;
+        bytes.push(b'\n');
+        return Ok(bytes);
+    }
+    Ok(ids.line(&serde_json::to_value(item).map_err(io::Error::other)?))
 }
 
 impl<R, W> Transport<RoleServer> for LineTransport<R, W>
@@ -193,9 +221,9 @@ where
 
     fn send(&mut self, item: ServerJsonRpcMessage) -> impl Future<Output = io::Result<()>> + Send + 'static {
         let write = Arc::clone(&self.write);
+        let bytes = message_bytes(&item, &self.ids);
         async move {
-            let mut bytes = serde_json::to_vec(&item).map_err(io::Error::other)?;
-            bytes.push(b'\n');
+            let bytes = bytes?;
             let mut write = write.lock().await;
             write.write_all(&bytes).await?;
             write.flush().await

@@ -37,17 +37,17 @@ const FINAL_SCREEN: [&str; 7] = [" rea demo", "", "", "", "         Count: 3", "
 
 /// Plays `command` in a detached 80x24 tmux pane on a private server and
 /// returns the pane's text once `command` has finished.
-struct Tmux {
+pub(crate) struct Tmux {
     socket: String,
     tmux: std::path::PathBuf,
 }
 
 impl Tmux {
-    fn new(tmux: std::path::PathBuf) -> Tmux {
+    pub(crate) fn new(tmux: std::path::PathBuf) -> Tmux {
         Tmux { socket: format!("rea-test-{}", std::process::id()), tmux }
     }
 
-    fn screen_after(&self, session: &str, command: &str, dir: &Path) -> Vec<String> {
+    pub(crate) fn screen_after(&self, session: &str, command: &str, dir: &Path) -> Vec<String> {
         let done = dir.join(format!("{session}.done"));
         let shell = format!("{command}; touch '{}'; sleep 600", done.display());
         let status = Command::new(&self.tmux)

@@ -19,6 +19,7 @@ mod lost_output;
 mod mcp;
 mod redaction;
 mod rendered_terminal;
+mod repeated_keys;
 mod sandbox;
 mod scenario_rejection;
 mod screen_lens;

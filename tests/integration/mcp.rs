@@ -475,3 +475,45 @@ fn every_request_line_gets_exactly_one_reply_with_its_id() {
     assert_eq!(replies.len(), ids + expected_nulls, "one reply per request line, no more");
     assert!(replies.iter().filter(|r| r["id"].is_null()).all(|r| r["error"]["code"].is_i64()));
 }
+
+/// An id is echoed as its own text: an integer beyond 64 bits, an integer
+/// in float form, and the same in a request the transport refuses itself.
+#[test]
+fn json_rpc_ids_are_echoed_exactly_as_sent() {
+    let (mut server, _) = Server::start(None);
+    let big = "1000000000000000000000000000000";
+    let lines = [
+        format!(r#"{{"jsonrpc":"2.0","id":{big},"method":"ping"}}"#),
+        r#"{"jsonrpc":"2.0","id":1.0,"method":"ping"}"#.to_owned(),
+        r#"{"jsonrpc":"2.0","id":1e2,"method":"tools/list"}"#.to_owned(),
+        format!(r#"{{"jsonrpc":"2.0","id":-{big}7,"method":7}}"#),
+        r#"{"jsonrpc":"2.0","id":42,"method":"ping"}"#.to_owned(),
+    ];
+    let stdin = server.stdin.as_mut().unwrap();
+    for line in &lines {
+        writeln!(stdin, "{line}").unwrap();
+    }
+    let mut replies = Vec::new();
+    let mut line = String::new();
+    while replies.len() < lines.len() {
+        line.clear();
+        assert!(server.stdout.read_line(&mut line).unwrap() > 0, "rea mcp closed stdout; replies so far: {replies:?}");
+        replies.push(line.trim_end().to_owned());
+    }
+    let has = |id: &str| {
+        replies.iter().filter(|r| r.contains(&format!("\"id\":{id},")) || r.contains(&format!("\"id\":{id}}}"))).count()
+    };
+    for id in [big, "1.0", "1e2", &format!("-{big}7"), "42"] {
+        assert_eq!(has(id), 1, "one reply with id {id} as sent: {replies:#?}");
+    }
+    let reply = |id: &str| -> Value {
+        let text = replies.iter().find(|r| r.contains(&format!("\"id\":{id}"))).unwrap();
+        serde_json::from_str(text).unwrap()
+    };
+    assert_eq!(reply(big)["result"], json!({}), "the request was served: {replies:#?}");
+    assert!(reply("1e2")["result"]["tools"].is_array(), "{replies:#?}");
+    assert_eq!(reply(&format!("-{big}7"))["error"]["code"], -32600, "{replies:#?}");
+    assert!(!replies.iter().any(|r| r.contains("rea-mcp-id")), "no stand-in leaks: {replies:#?}");
+    server.close();
+    assert!(server.child.wait().unwrap().success());
+}

@@ -154,6 +154,7 @@ impl Assembly<'_> {
         let (before, after) = (observed.before.snapshot, verdict.after.snapshot);
         let filesystem_effects = if selected { crate::fs::effects(&before, &after) } else { Vec::new() };
         let sampling_partial = sampled.limit_reached || sampled.failures > 0;
+        let redaction_text = redaction.clone();
         let mut limitations = limitations(sampling_partial, &t, redaction, verdict.cleanup.unverified_processes.len());
         limitations.extend(script_limitation(&t.interaction_events));
         process_limitations(&mut limitations, &processes, sampling_partial);
@@ -189,6 +190,12 @@ impl Assembly<'_> {
         };
         let unread = unread_unknowns(&record.process_samples);
         record.residual_unknowns.splice(0..0, unread);
+        super::pieces::drop_rebuilt_pieces(
+            &mut record,
+            &observed.secrets,
+            &scenario.terminal,
+            redaction_text.as_deref(),
+        );
         let parameters = parameters(scenario, &record.normalization);
         super::fit::fit_document(&mut record, &parameters, super::fit::DOCUMENT_BUDGET_BYTES)?;
         seal_capture_typed(record, parameters)

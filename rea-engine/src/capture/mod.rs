@@ -29,6 +29,7 @@ mod guard;
 pub mod normalize;
 mod owned;
 mod parts;
+mod pieces;
 pub mod progress;
 mod redact_names;
 pub mod render;

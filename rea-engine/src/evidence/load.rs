@@ -19,7 +19,9 @@ use super::import::check_record;
 use super::toon::decode_evidence;
 use super::*;
 use crate::error::{Category, UserError};
-use crate::input::{InputBytes, InputError, OpenInput, read_capped};
+use crate::input::{
+    InputBytes, InputError, OpenInput, read_capped, strict_optional_value, strict_value, strict_values,
+};
 
 /// Why a capture file cannot be compared.
 #[derive(Debug, thiserror::Error)]
@@ -84,18 +86,24 @@ pub fn load_capture(path: &Path, open: OpenInput) -> Result<(Evidence, CaptureRe
 struct CaptureDocument {
     schema_version: u32,
     evidence_id: String,
+    #[serde(deserialize_with = "strict_value")]
     subject: Value,
     provider: Provider,
+    #[serde(default, deserialize_with = "strict_optional_value")]
     analysis_profile: Option<Value>,
     predicate_type: String,
     operation: String,
+    #[serde(deserialize_with = "strict_value")]
     parameters: Value,
+    #[serde(deserialize_with = "strict_value")]
     raw_result: Value,
     normalized_result: CaptureRecord,
     confidence: String,
     authority: String,
+    #[serde(deserialize_with = "strict_value")]
     environment: Value,
     limitations: Vec<String>,
+    #[serde(deserialize_with = "strict_values")]
     locations: Vec<Value>,
     evidence_links: Vec<String>,
 }

@@ -28,6 +28,7 @@ pub struct CaptureRecord {
     /// Who captured what, and the commitments.
     pub manifest: Manifest,
     /// The normalization projection (see `scenario::normalization_projection`).
+    #[serde(deserialize_with = "crate::input::strict_value")]
     pub normalization: Value,
     /// Admitted PTY output chunks, in arrival order.
     #[serde(deserialize_with = "frames")]
@@ -164,8 +165,10 @@ pub struct Manifest {
     /// ISO-8601 UTC with milliseconds, when the record was assembled.
     pub completed_at: String,
     /// The committed scenario.
+    #[serde(deserialize_with = "crate::input::strict_value")]
     pub scenario: Value,
     /// The committed comparison contract.
+    #[serde(deserialize_with = "crate::input::strict_value")]
     pub comparison_contract: Value,
     /// Digest of `scenario`.
     pub full_scenario_sha256: String,

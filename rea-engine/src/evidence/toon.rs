@@ -23,16 +23,28 @@ pub enum Encoding {
 pub fn decode_evidence(what: &'static str, path: &Path, bytes: &[u8]) -> Result<(Value, Encoding), InputError> {
     match parse_json_bytes(what, path, bytes) {
         Ok(value) => Ok((value, Encoding::Json)),
-        Err(e @ InputError::InvalidJson { .. }) => decode_toon_evidence(bytes).map(|v| (v, Encoding::Toon)).ok_or(e),
+        Err(e @ InputError::InvalidJson { .. }) => match decode_toon_evidence(bytes) {
+            Some(Ok(value)) => Ok((value, Encoding::Toon)),
+            Some(Err(detail)) => Err(InputError::InvalidToon { what, path: path.to_owned(), detail }),
+            None => Err(e),
+        },
         Err(e) => Err(e),
     }
 }
 
 /// Decodes `bytes` as a TOON Evidence document (an object with a
-/// `predicate_type`), if it is one.
-fn decode_toon_evidence(bytes: &[u8]) -> Option<Value> {
+/// `predicate_type`), if it is one: strictly (a repeated key is refused,
+/// never "last one wins"), the strict decoder's message when only the
+/// lenient decoder reads it as Evidence.
+fn decode_toon_evidence(bytes: &[u8]) -> Option<Result<Value, String>> {
     let text = std::str::from_utf8(bytes).ok()?;
-    let value: Value = toon_format::decode_default(text).ok()?;
-    value.get("predicate_type")?.as_str()?;
-    Some(value)
+    let is_evidence = |value: &Value| value.get("predicate_type").is_some_and(Value::is_string);
+    match toon_format::decode_strict::<Value>(text) {
+        Ok(value) => is_evidence(&value).then_some(Ok(value)),
+        Err(strict) => {
+            let lenient =
+                toon_format::decode::<Value>(text, &toon_format::DecodeOptions::new().with_strict(false)).ok()?;
+            is_evidence(&lenient).then(|| Err(strict.to_string()))
+        }
+    }
 }

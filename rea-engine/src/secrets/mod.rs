@@ -19,12 +19,14 @@
 //! [`ScreenSecrets`]). This module imports nothing from the capture or the
 //! scenario: both import it.
 
+mod pieces;
 mod screen;
 mod set;
 mod stream;
 
 use std::sync::Arc;
 
+pub use pieces::{DroppedPieces, MAX_ROUNDS, Replay, ReplayStep};
 pub use screen::ScreenSecrets;
 pub use stream::Redactor;
 
@@ -53,6 +55,33 @@ pub fn redaction_limitation(count: u64, on_screens: u64) -> String {
     format!(
         "Terminal text, rendered screens, sampled command lines and the names filesystem snapshots record were searched for the sensitive inputs' text; it was found and replaced by <redacted-input:N-bytes> {count} {times}{screens}, so the record does not show what was echoed there."
     )
+}
+
+/// Chunks a limitation names one by one; the rest are counted.
+const LISTED_CHUNKS: usize = 20;
+
+/// The limitation a capture carries when chunks lost their text because a
+/// replay of them drew a sensitive input on screen from pieces.
+pub fn pieces_limitation(dropped: &DroppedPieces) -> Option<String> {
+    const REST: &str = "The other chunks keep their text: a part of a sensitive input that was never on screen with the rest of it stays as printed, and a copy drawn and overwritten within one chunk (between two chunk ends) is not searched for.";
+    if dropped.emptied_all {
+        return Some(format!(
+            "A replay of the terminal chunks drew a sensitive input on screen from pieces and {MAX_ROUNDS} rounds of replacing the chunks that drew it did not clear it, so every chunk's text (data, raw_data, invalid_utf8) was left out: the record's frames hold no terminal text."
+        ));
+    }
+    let n = dropped.replaced.len();
+    if n == 0 {
+        return None;
+    }
+    let mut listed: Vec<String> = dropped.replaced.iter().take(LISTED_CHUNKS).map(u64::to_string).collect();
+    if n > LISTED_CHUNKS {
+        listed.push(format!("and {} more", n - LISTED_CHUNKS));
+    }
+    let (chunks, sequences) = if n == 1 { ("chunk", "sequence") } else { ("chunks", "sequences") };
+    Some(format!(
+        "Replayed chunk by chunk, the terminal output drew a sensitive input on screen from pieces; the text of the {n} {chunks} that drew it (frames with {sequences} {}) was replaced by <redacted-input:N-bytes>, their raw_data and invalid_utf8 left out, so a replay of the record's frames, in data or raw_data, shows no sensitive input at the end of any chunk. {REST}",
+        listed.join(", ")
+    ))
 }
 
 /// The sensitive inputs of one capture: their secrets, the markers that

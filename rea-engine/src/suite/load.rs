@@ -280,6 +280,26 @@ mod tests {
             let err = load_suite(&written(dir.path(), &resealed(v)), open).unwrap_err().to_string();
             assert!(err.contains(path), "{path}: {err}");
         }
+        // A key repeated in the free-form parameters or a case, in JSON or
+        // TOON, is refused naming it (even with the last copy as sealed).
+        let text = serde_json::to_string_pretty(&value).unwrap();
+        for (opening, named) in
+            [("  \"parameters\": {", "key parameters."), ("      {", "key normalized_result.cases[0].")]
+        {
+            let at = text.find(opening).unwrap_or_else(|| panic!("{opening}")) + opening.len();
+            let (key, _) = text[at..].trim_start().strip_prefix('"').unwrap().split_once('"').unwrap();
+            let repeated = format!("{}\"{key}\": \"the first copy\",{}", &text[..at], &text[at..]);
+            std::fs::write(dir.path().join("suite.json"), &repeated).unwrap();
+            let err = load_suite(&dir.path().join("suite.json"), open).unwrap_err().to_string();
+            assert!(err.contains(&format!("{named}{key} is repeated")), "{err}");
+        }
+        let toon = String::from_utf8(toon).unwrap();
+        let first = toon.lines().find(|l| l.starts_with("schema_version:")).unwrap();
+        std::fs::write(dir.path().join("suite.toon"), format!("{first}\n{toon}")).unwrap();
+        let err = load_suite(&dir.path().join("suite.toon"), open).unwrap_err();
+        assert_eq!(err.code(), "input_invalid_toon", "{err}");
+        assert!(err.to_string().contains("Duplicate sibling key \"schema_version\""), "{err}");
+
         let mut capture_like = value;
         capture_like["predicate_type"] = json!("rea.process-capture/v5");
         let err = load_suite(&written(dir.path(), &capture_like), open).unwrap_err();
