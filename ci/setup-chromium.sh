@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Installs headless Chromium and a monospace font for the HTML views' tests
+# (tests/integration/html_view.rs) and the screenshots (ci/screenshots.sh):
+# the tests read computed colours and attributes of the pages' cells.
+set -euo pipefail
+if command -v chromium >/dev/null 2>&1 && fc-list 2>/dev/null | grep -qi 'DejaVu Sans Mono'; then
+  exit 0
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update
+apt-get install -y --no-install-recommends chromium fonts-dejavu-core fontconfig
+chromium --version
