@@ -36,8 +36,8 @@ padding:4px;box-sizing:content-box;overflow:hidden;white-space:pre}
 .b{font-weight:bold}.h{opacity:.6}.i{font-style:italic}.u{text-decoration:underline}.s{text-decoration:line-through}
 .u.s{text-decoration:underline line-through}
 mark{color:inherit;background:transparent}
-mark.d{outline:2px solid #ff2d55;outline-offset:-2px}
-.cur{outline:2px solid #ffb000;outline-offset:-2px}
+mark.d{outline:1px solid #ff2d55;outline-offset:0;box-shadow:inset 0 -2px 0 #ff2d55}
+.cur{outline:1px solid #ffb000;outline-offset:0;box-shadow:inset 0 -2px 0 #ffb000}
 .fold{color:#888;font-style:italic}
 ";
 
