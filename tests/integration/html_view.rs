@@ -88,7 +88,7 @@ const p = document.createElement('pre'); p.id = 'probe'; p.textContent = JSON.st
 }
 
 /// The cell drawn at `row` (from 1), column `x` (from 0) of screen `screen`.
-fn cell<'a>(cells: &'a [Value], screen: u64, row: u64, x: u64) -> &'a Value {
+fn cell(cells: &[Value], screen: u64, row: u64, x: u64) -> &Value {
     let found = cells.iter().find(|c| c["screen"] == screen && c["row"] == row && c["x"] == x);
     found.unwrap_or_else(|| panic!("no cell at screen {screen} row {row} x {x}: {cells:?}"))
 }
@@ -184,6 +184,13 @@ fn a_suite_page_lists_every_case_with_its_detail() {
     let changed = &page[page.find("Case one-line</h2>").unwrap()..];
     assert!(changed.contains("<h4>Differences in terminal</h4>"), "{changed}");
     assert!(changed.contains("terminal.segments[0]"), "{changed}");
+    // Both captures' timelines, side by side.
+    let interactive = &page[page.find("Case interactive</h2>").unwrap()..];
+    let timelines = &interactive[interactive.find("<h3>Timelines</h3>").expect("the timelines")..];
+    assert!(timelines.contains("<h4>authority (cases/interactive/authority.json)</h4>"), "{timelines}");
+    assert!(timelines.contains("<h4>reconstruction (cases/interactive/reconstruction.json)</h4>"), "{timelines}");
+    assert_eq!(timelines.matches("waited for").count() % 2, 0, "{timelines}");
+    assert!(timelines.contains("waited for"), "{timelines}");
 }
 
 #[test]

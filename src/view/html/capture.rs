@@ -58,6 +58,11 @@ pub(super) fn frame_figure(html: &mut Html, frame: &RenderedFrame, caption: &str
 fn timeline(html: &mut Html, record: &CaptureRecord) {
     html.heading(2, Some("timeline"), "Timeline");
     html.paragraph(Some("quiet"), "In capture order: an input comes before the output it caused.");
+    timeline_table(html, record);
+}
+
+/// The timeline's rows as a table.
+pub(super) fn timeline_table(html: &mut Html, record: &CaptureRecord) {
     let rows: Vec<Vec<Td>> = crate::view::capture::timeline_rows(Style::new(false), record)
         .into_iter()
         .map(|(at_ms, text)| vec![Td::plain(at_ms.map(|ms| format!("{ms} ms")).unwrap_or_default()), Td::plain(text)])

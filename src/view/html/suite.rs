@@ -106,6 +106,35 @@ fn detail(html: &mut Html, index: usize, case: &CaseResult, out: &Path) {
         }
         None => record_divergence(html, case),
     }
+    timelines(html, case, out);
+}
+
+/// The two captures' timelines side by side (inputs, waits and when they
+/// were met, resizes, terminal replies, output), read from beside the record.
+fn timelines(html: &mut Html, case: &CaseResult, out: &Path) {
+    let sides = [("authority", &case.documents.authority), ("reconstruction", &case.documents.reconstruction)];
+    let loaded: Vec<(&str, String, rea_engine::report::Document)> = sides
+        .iter()
+        .filter_map(|(side, d)| {
+            let d = d.as_ref()?;
+            let document = load_document(&out.join(&d.path), crate::host::open_input).ok()?;
+            (document.envelope.evidence_id == d.evidence_id).then(|| (*side, d.path.clone(), document))
+        })
+        .collect();
+    if loaded.is_empty() {
+        return;
+    }
+    html.heading(3, None, "Timelines");
+    html.raw("<div class=\"pair\">\n");
+    for (side, path, document) in &loaded {
+        if let Contents::Capture(record) = &document.contents {
+            html.raw("<section>\n");
+            html.heading(4, None, &format!("{side} ({path})"));
+            super::capture::timeline_table(html, record);
+            html.raw("</section>\n");
+        }
+    }
+    html.raw("</div>\n");
 }
 
 fn record_divergence(html: &mut Html, case: &CaseResult) {
