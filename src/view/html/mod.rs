@@ -13,6 +13,8 @@ mod screen;
 mod style;
 mod suite;
 
+use std::fmt::Write;
+
 use rea_engine::evidence::Encoding;
 use rea_engine::report::{CommittedScenario, ComparedCaptures, Contents, Document, Identity, ReportError};
 
@@ -98,7 +100,9 @@ impl Html {
                 '"' => self.out.push_str("&quot;"),
                 '\'' => self.out.push_str("&#39;"),
                 '\n' | '\t' => self.out.push(c),
-                c if c.is_control() => self.out.push_str(&format!("\\x{:02x}", u32::from(c))),
+                c if c.is_control() => {
+                    let _ = write!(self.out, "\\x{:02x}", u32::from(c));
+                }
                 c => self.out.push(c),
             }
         }

@@ -36,7 +36,7 @@ padding:4px;box-sizing:content-box;overflow:hidden;white-space:pre}
 .b{font-weight:bold}.h{opacity:.6}.i{font-style:italic}.u{text-decoration:underline}.s{text-decoration:line-through}
 .u.s{text-decoration:underline line-through}
 mark{color:inherit;background:transparent}
-mark.d{outline:1px solid #ff2d55;outline-offset:0;box-shadow:inset 0 -2px 0 #ff2d55}
+mark.d{outline:1px solid #2f9bff;outline-offset:0;box-shadow:inset 0 -2px 0 #2f9bff}
 .cur{outline:1px solid #ffb000;outline-offset:0;box-shadow:inset 0 -2px 0 #ffb000}
 .fold{color:#888;font-style:italic}
 ";
