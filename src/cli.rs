@@ -130,12 +130,14 @@ comparison shows its verdict, each dimension's status and each difference
 with its location. A suite record (suite.json) shows its verdict table, its
 totals and where each changed case first diverges. Reads JSON and TOON; the
 file is not changed. Colour only
-when stdout is a terminal and NO_COLOR is unset.
+when stdout is a terminal and NO_COLOR is unset. With --html, one
+self-contained page instead (a suite's cases detailed on the same page).
 
 Examples:
   rea show capture.json
   rea show --screens capture.json
-  rea show comparison.json | less -R")]
+  rea show comparison.json | less -R
+  rea show --html comparison.json > comparison.html")]
     Show(ShowArgs),
 
     /// Export a capture's terminal recording as an asciicast v2 file.
@@ -286,6 +288,10 @@ pub(crate) struct ShowArgs {
     /// For a capture, also show the screen each interaction event saw.
     #[arg(long)]
     pub(crate) screens: bool,
+    /// Write one self-contained HTML page instead (inline CSS, no script or
+    /// network needed): screens in colour, differences side by side.
+    #[arg(long, conflicts_with = "screens")]
+    pub(crate) html: bool,
 }
 
 #[derive(Debug, Args)]

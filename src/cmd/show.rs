@@ -16,7 +16,12 @@ pub(crate) fn run(args: &ShowArgs) -> ExitCode {
         Err(DocumentError::NotViewable { found, .. }) if found.contains(SUITE_PREDICATE) => return suite(args, colour),
         Err(e) => return super::text::fail(&e),
     };
-    match render(&document, Style::new(colour), args.screens) {
+    let view = if args.html {
+        crate::view::html::render(&document)
+    } else {
+        render(&document, Style::new(colour), args.screens)
+    };
+    match view {
         Ok(text) => super::text::write_stdout("the view", text.as_bytes()),
         Err(e) => super::text::fail(&e),
     }
@@ -26,7 +31,12 @@ pub(crate) fn run(args: &ShowArgs) -> ExitCode {
 fn suite(args: &ShowArgs, colour: bool) -> ExitCode {
     match read_suite_document(&args.file, crate::host::open_input) {
         Ok(document) => {
-            let text = crate::view::suite::render(&document, &args.file.display().to_string(), Style::new(colour));
+            let name = args.file.display().to_string();
+            let text = if args.html {
+                crate::view::html::suite(&document, &name)
+            } else {
+                crate::view::suite::render(&document, &name, Style::new(colour))
+            };
             super::text::write_stdout("the view", text.as_bytes())
         }
         Err(e) => super::text::fail(&e),

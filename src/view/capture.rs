@@ -33,7 +33,7 @@ pub(super) fn render(
     limitations(page, limits);
 }
 
-fn header(page: &mut Page, record: &CaptureRecord, scenario: &CommittedScenario) {
+pub(super) fn header(page: &mut Page, record: &CaptureRecord, scenario: &CommittedScenario) {
     let style = page.style();
     page.field("command", &command_line(scenario));
     page.field("directory", &scenario.working_directory);
@@ -107,7 +107,7 @@ fn screen(page: &mut Page, record: &CaptureRecord, scenario: &CommittedScenario)
 }
 
 /// A rendered frame's sequence, time, size, cursor and buffer.
-fn frame_summary(frame: &RenderedFrame) -> String {
+pub(super) fn frame_summary(frame: &RenderedFrame) -> String {
     format!(
         "rendered frame {} at {} ms, {}x{}, cursor row {} column {}, {} buffer",
         frame.sequence, frame.at_ms, frame.columns, frame.rows, frame.cursor_y, frame.cursor_x, frame.active_buffer,
@@ -147,16 +147,31 @@ fn event_screens(page: &mut Page, record: &CaptureRecord) {
     }
 }
 
-/// `lines` in a box `columns` wide and `rows` high.
+/// `lines` in a box `columns` wide and `rows` high; two or more blank rows
+/// at the bottom are folded into one line that counts them.
 fn boxed(page: &mut Page, lines: &[String], columns: usize, rows: usize) {
+    let blank = |row: usize| lines.get(row).is_none_or(|l| l.trim_end_matches(' ').is_empty());
+    let shown = (0..rows).rposition(|row| !blank(row)).map_or(0, |row| row + 1);
+    let folded = if rows - shown >= 2 { shown } else { rows };
     page.line(&format!("┌{}┐", "─".repeat(columns)));
-    for row in 0..rows {
+    for row in 0..folded {
         let line = lines.get(row).map_or("", String::as_str);
         let cut: String = line.chars().take(columns).collect();
         let pad = columns - cut.chars().count();
         page.line(&format!("│{cut}{}│", " ".repeat(pad)));
     }
+    if folded < rows {
+        page.line(&fold_line(rows - folded, columns));
+    }
     page.line(&format!("└{}┘", "─".repeat(columns)));
+}
+
+/// The line that stands for `count` blank rows at the bottom of a box `columns` wide.
+pub(super) fn fold_line(count: usize, columns: usize) -> String {
+    let text = format!(" … {count} blank rows");
+    let cut: String = text.chars().take(columns).collect();
+    let pad = columns - cut.chars().count();
+    format!("│{cut}{}│", " ".repeat(pad))
 }
 
 /// One timeline entry.
@@ -168,9 +183,20 @@ struct Entry {
 
 fn timeline(page: &mut Page, record: &CaptureRecord) {
     page.heading("Timeline");
+    for (at_ms, text) in timeline_rows(page.style(), record) {
+        match at_ms {
+            Some(at_ms) => page.line(&format!("  {at_ms:>7} ms  {text}")),
+            None => page.line(&format!("  {text}")),
+        }
+    }
+}
+
+/// The timeline's rows in capture order: the time (none for the closing
+/// lines) and what happened.
+pub(super) fn timeline_rows(style: Style, record: &CaptureRecord) -> Vec<(Option<u64>, String)> {
     let journal = JournalOrder::of(record);
-    let mut entries = output_entries(page.style(), &record.frames, &journal);
-    entries.extend(interaction_entries(page.style(), record, &journal));
+    let mut entries = output_entries(style, &record.frames, &journal);
+    entries.extend(interaction_entries(style, record, &journal));
     // Capture order is the truth (output times are bucketed, event times
     // are not, so sorting by time can show an echo before its input).
     entries.sort_by_key(|e| (e.order, e.at_ms));
@@ -191,14 +217,13 @@ fn timeline(page: &mut Page, record: &CaptureRecord) {
         let at = entries.iter().position(|e| e.at_ms > signal.at_ms).unwrap_or(entries.len());
         entries.insert(at, signal);
     }
-    for entry in &entries {
-        page.line(&format!("  {:>7} ms  {}", entry.at_ms, entry.text));
-    }
+    let mut rows: Vec<(Option<u64>, String)> = entries.into_iter().map(|e| (Some(e.at_ms), e.text)).collect();
     if let Some(f) = finalization {
         let elapsed = f.elapsed_ms.map_or("unknown".to_owned(), |e| format!("{e} ms"));
-        page.line(&format!("  finalization: {} ms granted, took {elapsed}", f.requested_ms));
+        rows.push((None, format!("finalization: {} ms granted, took {elapsed}", f.requested_ms)));
     }
-    page.line(&format!("  end: exit {}", exit_summary(&record.exit)));
+    rows.push((None, format!("end: exit {}", exit_summary(&record.exit))));
+    rows
 }
 
 /// One entry per output segment; a long capture keeps the first and last
@@ -290,7 +315,7 @@ fn filesystem(page: &mut Page, record: &CaptureRecord, scenario: &CommittedScena
 /// `kind` key, which file states do not have (theirs is `type`), and this
 /// keeps its output byte for byte; showing the kind is a separate, deliberate
 /// change of the output.
-fn effect_row(effect: &FileEffect) -> Vec<String> {
+pub(super) fn effect_row(effect: &FileEffect) -> Vec<String> {
     let (before, after) = (effect.before.as_ref(), effect.after.as_ref());
     let side = |state: Option<&FileState>, part: fn(&FileState) -> String| state.map_or("-".to_owned(), part);
     let mode = |s: &FileState| format!("{:06o}", s.mode);

@@ -43,6 +43,7 @@ pub(super) fn render(page: &mut Page, pair: &ComparedCaptures, record: &Comparis
     for dimension in &record.dimensions {
         differences(page, dimension);
     }
+    within_tolerance(page, record);
     first_divergence(page, &record.first_divergence);
     if let Some(trace) = &record.trace {
         page.heading("Trace");
@@ -58,7 +59,8 @@ fn count_differences(dimension: &DimensionResult) -> String {
 
 fn differences(page: &mut Page, dimension: &DimensionResult) {
     let style = page.style();
-    if dimension.differences.is_empty() && dimension.timing_deltas.is_empty() {
+    let beyond = || dimension.timing_deltas.iter().filter(|d| !d.within_tolerance);
+    if dimension.differences.is_empty() && beyond().next().is_none() {
         return;
     }
     page.heading(&format!("Differences in {}", dimension.dimension));
@@ -74,7 +76,20 @@ fn differences(page: &mut Page, dimension: &DimensionResult) {
     if dimension.differences_omitted > 0 {
         page.line(&format!("  … {} more differences not listed", dimension.differences_omitted));
     }
-    for delta in &dimension.timing_deltas {
+    for delta in beyond() {
+        page.line(&timing(page, delta));
+    }
+}
+
+/// Timings within tolerance: measured, and no difference.
+fn within_tolerance(page: &mut Page, record: &ComparisonRecord) {
+    let within: Vec<&TimingDelta> =
+        record.dimensions.iter().flat_map(|d| &d.timing_deltas).filter(|d| d.within_tolerance).collect();
+    if within.is_empty() {
+        return;
+    }
+    page.heading("Timing within tolerance (not differences)");
+    for delta in within {
         page.line(&timing(page, delta));
     }
 }
@@ -129,7 +144,7 @@ fn location_text(location: &Location) -> String {
 /// Short excerpts of two values: two strings (or frames) are cut around
 /// their first differing character; two objects show only the fields that
 /// differ.
-fn excerpts(left: &Value, right: &Value) -> (String, String) {
+pub(super) fn excerpts(left: &Value, right: &Value) -> (String, String) {
     if let (Some(l), Some(r)) = (text_of(left), text_of(right)) {
         return text_excerpts(l, r);
     }
@@ -217,8 +232,15 @@ fn side_by_side(page: &mut Page, pair: &ScreenPair) {
     page.line(&format!("  right: {}", screen_summary(&pair.right)));
     let (lw, rw) = (usize::from(pair.left.columns), usize::from(pair.right.columns));
     page.line(&format!("  ┌{}┐ ┌{}┐", "─".repeat(lw), "─".repeat(rw)));
-    let rows = pair.left.rows.max(pair.right.rows);
-    for row in 0..usize::from(rows) {
+    let rows = usize::from(pair.left.rows.max(pair.right.rows));
+    // Blank rows at the bottom of both screens, none of them differing, fold into one line.
+    let blank = |screen: &ScreenView, row: usize| screen.lines.get(row).is_none_or(|l| l.trim_end().is_empty());
+    let quiet = |row: usize| {
+        blank(&pair.left, row) && blank(&pair.right, row) && !pair.differing_cells.iter().any(|r| r.row == row + 1)
+    };
+    let shown = (0..rows).rposition(|row| !quiet(row)).map_or(0, |row| row + 1);
+    let folded = if rows - shown >= 2 { shown } else { rows };
+    for row in 0..folded {
         let marked = |column: usize| {
             pair.differing_cells.iter().any(|run| run.row == row + 1 && (run.from..=run.to).contains(&(column + 1)))
         };
@@ -229,10 +251,14 @@ fn side_by_side(page: &mut Page, pair: &ScreenPair) {
             page.line(format!("   {}   {}", carets(lw), carets(rw)).trim_end());
         }
     }
+    if folded < rows {
+        let (l, r) = (super::capture::fold_line(rows - folded, lw), super::capture::fold_line(rows - folded, rw));
+        page.line(&format!("  {l} {r}"));
+    }
     page.line(&format!("  └{}┘ └{}┘", "─".repeat(lw), "─".repeat(rw)));
 }
 
-fn screen_summary(screen: &ScreenView) -> String {
+pub(super) fn screen_summary(screen: &ScreenView) -> String {
     let cursor = if screen.cursor_visible { "shown" } else { "hidden" };
     format!(
         "{}x{}, cursor row {} column {} ({cursor}), {} buffer",
@@ -287,6 +313,7 @@ mod tests {
             cursor_visible: true,
             active_buffer: ActiveBuffer::Normal,
             lines: lines.iter().map(|l| (*l).to_owned()).collect(),
+            serialized_state: None,
         }
     }
 

@@ -6,6 +6,7 @@
 
 mod capture;
 mod comparison;
+pub(crate) mod html;
 pub(crate) mod suite;
 mod truncation;
 
@@ -300,6 +301,54 @@ mod tests {
         // Objects show only the fields that differ.
         assert!(text.contains("- left:  command: \"sh -c 'echo 13.50'\""), "{text}");
         insta::assert_snapshot!(text);
+    }
+
+    #[test]
+    fn trailing_blank_rows_of_a_screen_fold_into_one_line() {
+        let text = shown(&fixture("interactive.json"), true);
+        assert!(text.contains("│         Got x                                    │\n│ … 5 blank rows                                   │\n└"), "{text}");
+        assert!(
+            text.contains("│ rea demo                               │\n│ … 9 blank rows                         │\n└"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn the_timeline_is_in_capture_order_inputs_before_the_output_they_caused() {
+        let text = shown(&fixture("interactive.json"), false);
+        let at = |needle: &str| text.find(needle).unwrap_or_else(|| panic!("{needle} in {text}"));
+        // The reply is written before its echo, though the echo's bucketed time is earlier.
+        assert!(at("terminal_reply \"\\e[2;1R\"") < at("output #1 7 bytes"), "{text}");
+        assert!(at("input \"x\\r\" dispatched") < at("output #6 3 bytes \"x\\r\\n\""), "{text}");
+        assert!(at("resize \"50x12\"") < at("output #5 "), "{text}");
+    }
+
+    #[test]
+    fn timings_within_tolerance_are_not_listed_under_differences() {
+        let mut document = fixture("failing.json");
+        let deltas = json!([
+            {"path": "settlement.elapsed_ms", "left_ms": 53, "right_ms": 60, "delta_ms": 7, "within_tolerance": true},
+            {"path": "interaction_events[0].dispatched_at_ms", "left_ms": 5, "right_ms": 90, "delta_ms": 85, "within_tolerance": false}]);
+        let record: ComparisonRecord = serde_json::from_value(json!({
+            "schema_version": 5, "status": "changed", "limitations": [],
+            "dimensions": [{"dimension": "exit", "status": "unchanged", "differences_omitted": 0, "differences": [],
+                "timing_deltas": deltas}],
+            "first_divergence": {"status": "none"}
+        }))
+        .unwrap();
+        document.envelope.parameters =
+            json!({"left_evidence_id": "ev_l", "right_evidence_id": "ev_r", "timing_tolerance_ms": 50});
+        document.contents = Contents::Comparison(Box::new(record));
+        let text = shown(&document, false);
+        let differences = &text[text.find("Differences in exit").expect("a beyond-tolerance timing is a difference")..];
+        let differences = &differences[..differences.find("\n\n").unwrap()];
+        assert!(differences.contains("interaction_events[0].dispatched_at_ms"), "{text}");
+        assert!(!differences.contains("settlement.elapsed_ms"), "{text}");
+        let within = &text[text.find("Timing within tolerance (not differences)").unwrap()..];
+        assert!(
+            within.contains("timing settlement.elapsed_ms: left 53 ms, right 60 ms, delta 7 ms, within tolerance"),
+            "{text}"
+        );
     }
 
     #[test]

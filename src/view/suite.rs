@@ -44,7 +44,7 @@ pub(crate) fn table_text(record: &SuiteRecord, style: Style) -> String {
     page.text
 }
 
-fn run_summary(record: &SuiteRecord, operation: &str) -> String {
+pub(super) fn run_summary(record: &SuiteRecord, operation: &str) -> String {
     let p = &record.parameters;
     let mut parts = vec![format!("{} of {} selected case(s)", record.cases.len(), record.suite.case_names.len())];
     if let Some(partition) = p.partition {
@@ -84,7 +84,7 @@ fn verdicts(page: &mut Page, record: &SuiteRecord) {
     page.line(&format!("  {} case(s): {}", t.cases, if counts.is_empty() { "none".into() } else { counts.join(", ") }));
 }
 
-fn row(style: Style, case: &CaseResult) -> Vec<String> {
+pub(super) fn row(style: Style, case: &CaseResult) -> Vec<String> {
     let mut cells = vec![case.name.clone(), style.status(case.verdict.as_str())];
     match &case.dimensions {
         Some(d) => cells.extend(d.each().iter().map(|(_, status)| style.status(status.as_str()))),

@@ -14,6 +14,7 @@ mod doctor;
 mod document_bound;
 mod exact_processes;
 mod filesystem;
+mod html_view;
 mod keeper;
 mod lost_output;
 mod mcp;

@@ -117,7 +117,7 @@ fn look_of(cell: &avt::Cell) -> Look {
 
 /// A screen as the lens reads it: avt's cells row by row, and the emulator
 /// that resolves joined cells (none for a blank screen).
-pub(super) struct Shot {
+pub(super) struct Shot<'f> {
     columns: u16,
     rows: u16,
     cursor: (u16, u16),
@@ -125,11 +125,13 @@ pub(super) struct Shot {
     active_buffer: ActiveBuffer,
     cells: Vec<Vec<avt::Cell>>,
     emulator: Option<Emulator>,
+    /// The `serialized_state` it was read from (empty for a blank screen).
+    state: &'f str,
 }
 
-impl Shot {
+impl<'f> Shot<'f> {
     /// The frame's cells, read by replaying its `serialized_state`.
-    fn read(frame: &RenderedFrame) -> Shot {
+    fn read(frame: &'f RenderedFrame) -> Shot<'f> {
         let mut emulator = Emulator::new(usize::from(frame.columns), usize::from(frame.rows), 0);
         emulator.feed(&frame.serialized_state);
         let cells = emulator.terminal().screen().visible_lines().map(|line| line.cells().to_vec()).collect();
@@ -143,11 +145,12 @@ impl Shot {
             cells,
             // Kept only to resolve joined cells: without them a cell's character is its text.
             emulator: emulator.has_joined().then_some(emulator),
+            state: &frame.serialized_state,
         }
     }
 
     /// The screen of a terminal nothing was drawn on.
-    fn blank((columns, rows): (u16, u16)) -> Shot {
+    fn blank((columns, rows): (u16, u16)) -> Shot<'f> {
         Shot {
             columns,
             rows,
@@ -156,6 +159,7 @@ impl Shot {
             active_buffer: ActiveBuffer::Normal,
             cells: vec![vec![avt::Cell::default(); usize::from(columns)]; usize::from(rows)],
             emulator: None,
+            state: "",
         }
     }
 
@@ -195,14 +199,15 @@ impl Shot {
             cursor_visible: self.cursor_visible,
             active_buffer: self.active_buffer,
             lines: (0..self.cells.len()).map(|r| self.line(r)).collect(),
+            serialized_state: (!self.state.is_empty()).then(|| self.state.to_owned()),
         }
     }
 }
 
 /// Compares cells of two screens (buffers reused for joined cells' texts).
 struct Cells<'s> {
-    a: &'s Shot,
-    b: &'s Shot,
+    a: &'s Shot<'s>,
+    b: &'s Shot<'s>,
     /// Whether either side holds joined cells, whose characters are
     /// stand-ins private to their emulator.
     joined: bool,
@@ -211,7 +216,7 @@ struct Cells<'s> {
 }
 
 impl<'s> Cells<'s> {
-    fn new(a: &'s Shot, b: &'s Shot) -> Cells<'s> {
+    fn new(a: &'s Shot<'s>, b: &'s Shot<'s>) -> Cells<'s> {
         Cells { a, b, joined: a.joined() || b.joined(), ta: String::new(), tb: String::new() }
     }
 
@@ -343,7 +348,7 @@ fn identical(a: &RenderedFrame, b: &RenderedFrame) -> bool {
 const HANDOVER_BATCH: usize = 32;
 
 /// The screen to compare and whether it is the one the segment ended on.
-fn shot(kept: Kept<'_>) -> Option<(Shot, bool)> {
+fn shot(kept: Kept<'_>) -> Option<(Shot<'_>, bool)> {
     match kept {
         Kept::Frame(f) => Some((Shot::read(f), true)),
         Kept::Blank(size) => Some((Shot::blank(size), true)),
@@ -359,7 +364,7 @@ fn shot(kept: Kept<'_>) -> Option<(Shot, bool)> {
 /// [`MAX_DIFFERENCES`] (and every one of the segment that reaches them)
 /// carry their rows and screens; later ones are counted with their path
 /// and location only, as the record lists no more.
-pub(super) fn compare(f: &mut Findings, l: &Screens<'_>, r: &Screens<'_>) -> bool {
+pub(super) fn compare<'a>(f: &mut Findings, l: &Screens<'a>, r: &Screens<'a>) -> bool {
     let differing: Vec<usize> = (0..l.len().max(r.len()))
         .filter(|&k| match (l.get(k), r.get(k)) {
             (Kept::Frame(x), Kept::Frame(y)) => !identical(x, y),
@@ -369,7 +374,7 @@ pub(super) fn compare(f: &mut Findings, l: &Screens<'_>, r: &Screens<'_>) -> boo
         .collect();
     let mut observed = false;
     let mut detailed = 0;
-    let mut each = |k: usize, a: Option<(Shot, bool)>, b: Option<(Shot, bool)>| {
+    let mut each = |k: usize, a: Option<(Shot<'a>, bool)>, b: Option<(Shot<'a>, bool)>| {
         // An unknown screen is compared through the last frame recorded
         // before it, if any: its differences are listed but are no proof.
         let (Some((a, known_a)), Some((b, known_b))) = (a, b) else { return };
@@ -383,8 +388,8 @@ pub(super) fn compare(f: &mut Findings, l: &Screens<'_>, r: &Screens<'_>) -> boo
     // They are handed over in batches: one wake-up per batch, and at most
     // three batches of screens held at once.
     std::thread::scope(|scope| {
-        let (send, receive) = std::sync::mpsc::sync_channel::<Vec<Option<(Shot, bool)>>>(1);
-        let left = |send: std::sync::mpsc::SyncSender<Vec<Option<(Shot, bool)>>>| {
+        let (send, receive) = std::sync::mpsc::sync_channel::<Vec<Option<(Shot<'a>, bool)>>>(1);
+        let left = |send: std::sync::mpsc::SyncSender<Vec<Option<(Shot<'a>, bool)>>>| {
             for batch in differing.chunks(HANDOVER_BATCH) {
                 if send.send(batch.iter().map(|&k| shot(l.get(k))).collect()).is_err() {
                     return;
@@ -432,7 +437,7 @@ fn color_name(color: Option<Color>) -> String {
     }
 }
 
-fn cell_view(shot: &Shot, cell: &avt::Cell) -> CellView {
+fn cell_view(shot: &Shot<'_>, cell: &avt::Cell) -> CellView {
     let p = cell.pen();
     let attributes = [
         (p.is_bold(), CellAttribute::Bold),
@@ -456,7 +461,7 @@ fn cell_view(shot: &Shot, cell: &avt::Cell) -> CellView {
 /// Records the differences between two screens ending segment `k` and
 /// returns how many. With `detail` they carry both rows and both screens;
 /// without, their path and location only (they are counted, not listed).
-fn screens(f: &mut Findings, k: usize, a: &Shot, b: &Shot, detail: bool) -> usize {
+fn screens(f: &mut Findings, k: usize, a: &Shot<'_>, b: &Shot<'_>, detail: bool) -> usize {
     let before = f.differences.len();
     let path = format!("terminal.screens[{k}]");
     let order = |position: usize| (k, phase::SCREEN, position);

@@ -45,6 +45,11 @@ pub struct ScreenView {
     /// Each row's text (a wide character once, a joined cell's whole text),
     /// trailing U+0020 removed.
     pub lines: Vec<String>,
+    /// The frame's `serialized_state`, from which a view draws every cell
+    /// with its colours and attributes; absent for a blank screen (and in
+    /// comparisons made before it was written).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub serialized_state: Option<String>,
 }
 
 /// Differing cells of one row: columns `from..=to` (from 1).

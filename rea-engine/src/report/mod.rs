@@ -6,10 +6,12 @@
 
 pub mod asciicast;
 mod document;
+pub mod grid;
 pub mod text;
 
 pub use asciicast::{ReportError, export};
 pub use document::{Contents, Document, DocumentError, Identity, load_document};
+pub use grid::{CellPen, Colour, Grid, GridCell};
 pub use text::{
     CommittedScenario, ComparedCaptures, JournalOrder, SideCommandNames, command_line, escape_excerpt, exit_summary,
     iso8601_ms,
