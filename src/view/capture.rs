@@ -129,7 +129,8 @@ fn event_screens(page: &mut Page, record: &CaptureRecord) {
     }
     for (index, event) in record.interaction_events.iter().enumerate() {
         let data = escape_excerpt(&event.data, EXCERPT_CHARS);
-        let title = format!("  event #{index} {} \"{data}\" at {} ms saw", event.kind, event.dispatched_at_ms);
+        let at = event.sent_at_ms().map_or("never sent".to_owned(), |ms| format!("at {ms} ms"));
+        let title = format!("  event #{index} {} \"{data}\" {at} saw", event.kind);
         match event.screen_before {
             ScreenBefore::Blank => page.line(&format!("{title} a blank screen (nothing was drawn yet)")),
             ScreenBefore::Frame(n) => match usize::try_from(n).ok().and_then(|n| record.rendered_frames.get(n)) {
@@ -159,9 +160,9 @@ fn boxed(page: &mut Page, lines: &[String], columns: usize, rows: usize) {
     page.line(&format!("└{}┘", "─".repeat(columns)));
 }
 
-/// One timeline entry.
+/// One timeline entry (`at_ms` none: an event never sent).
 struct Entry {
-    at_ms: u64,
+    at_ms: Option<u64>,
     order: u64,
     text: String,
 }
@@ -176,7 +177,7 @@ fn timeline(page: &mut Page, record: &CaptureRecord) {
     entries.sort_by_key(|e| (e.order, e.at_ms));
     let finalization = record.exit.finalization.as_ref();
     let signals = finalization.iter().flat_map(|f| &f.signals).map(|receipt| Entry {
-        at_ms: receipt.sent_at_ms,
+        at_ms: Some(receipt.sent_at_ms),
         order: u64::MAX,
         text: format!(
             "finalization {} {}{}",
@@ -188,11 +189,14 @@ fn timeline(page: &mut Page, record: &CaptureRecord) {
     // Finalization signals are not journaled: each goes before the first
     // entry recorded after it was sent.
     for signal in signals {
-        let at = entries.iter().position(|e| e.at_ms > signal.at_ms).unwrap_or(entries.len());
+        let at = entries.iter().position(|e| e.at_ms.is_none_or(|t| Some(t) > signal.at_ms)).unwrap_or(entries.len());
         entries.insert(at, signal);
     }
     for entry in &entries {
-        page.line(&format!("  {:>7} ms  {}", entry.at_ms, entry.text));
+        match entry.at_ms {
+            Some(ms) => page.line(&format!("  {ms:>7} ms  {}", entry.text)),
+            None => page.line(&format!("  {:>7}     {}", "-", entry.text)),
+        }
     }
     if let Some(f) = finalization {
         let elapsed = f.elapsed_ms.map_or("unknown".to_owned(), |e| format!("{e} ms"));
@@ -208,7 +212,7 @@ fn output_entries(style: Style, frames: &[Frame], journal: &JournalOrder) -> Vec
     let hidden = SEGMENTS_AT_EACH_END..SEGMENTS_AT_EACH_END + skip;
     let mut entries = Vec::new();
     for (index, frame) in frames.iter().enumerate() {
-        let at_ms = frame.at_ms;
+        let at_ms = Some(frame.at_ms);
         let order = journal.of_entry(JournalCollection::Frames, index);
         if skip > 0 && index == hidden.start {
             let text = style.paint(Tone::Quiet, &format!("… {skip} output segments not shown …"));
@@ -236,11 +240,12 @@ fn interaction_entries(style: Style, record: &CaptureRecord, journal: &JournalOr
             let when = match (event.scheduled_at_ms, event.query, event.wait.as_ref()) {
                 (scheduled, _, Some(wait)) => waited(scheduled, wait),
                 (Some(scheduled), _, None) => format!("scheduled {scheduled} ms"),
-                (None, Some(query), None) => format!("reply to {query}"),
+                (None, Some(query), None) => format!("rea's reply to {query}, information only"),
                 (None, None, None) => "not scheduled".to_owned(),
             };
+            let when = if event.sent_at_ms().is_none() { format!("never sent; {when}") } else { when };
             Entry {
-                at_ms: event.dispatched_at_ms,
+                at_ms: event.sent_at_ms(),
                 order: journal.of_entry(JournalCollection::InteractionEvents, index),
                 text: format!("{} \"{data}\" {outcome}{reason} ({when})", event.kind),
             }

@@ -2,6 +2,7 @@
 
 mod adversarial;
 mod asciicast;
+mod bursts;
 mod capture_process;
 mod cli;
 mod code_invariants;
@@ -19,6 +20,7 @@ mod lost_output;
 mod mcp;
 mod redaction;
 mod rendered_terminal;
+mod replies;
 mod sandbox;
 mod scenario_rejection;
 mod screen_lens;
