@@ -35,3 +35,4 @@ ci/setup-mcp.sh
 ci/setup-coreutils.sh
 ci/setup-curses.sh
 ci/setup-junit.sh
+ci/setup-terminal-programs.sh

@@ -30,7 +30,7 @@ use crate::evidence::{WaitCondition, WaitFor};
 /// before the event is dispatched; every read restarts it. Above the gaps
 /// measured inside a burst written one byte per `write` with 2 ms pauses on
 /// a loaded two-core machine (p99 8-12 ms, max 16 ms at load 17; see
-/// docs/decisions.md, "Waits settle").
+/// docs/decisions.md, "Terminal replies and waits are the terminal's (issue 32)").
 pub(super) const BURST_SETTLE: Duration = Duration::from_millis(30);
 
 /// The longest a satisfied wait is held for the output to pause.
