@@ -36,3 +36,4 @@ ci/setup-coreutils.sh
 ci/setup-curses.sh
 ci/setup-junit.sh
 ci/setup-chromium.sh
+ci/setup-terminal-programs.sh

@@ -129,7 +129,8 @@ fn event_screens(page: &mut Page, record: &CaptureRecord) {
     }
     for (index, event) in record.interaction_events.iter().enumerate() {
         let data = escape_excerpt(&event.data, EXCERPT_CHARS);
-        let title = format!("  event #{index} {} \"{data}\" at {} ms saw", event.kind, event.dispatched_at_ms);
+        let at = event.sent_at_ms().map_or("never sent".to_owned(), |ms| format!("at {ms} ms"));
+        let title = format!("  event #{index} {} \"{data}\" {at} saw", event.kind);
         match event.screen_before {
             ScreenBefore::Blank => page.line(&format!("{title} a blank screen (nothing was drawn yet)")),
             ScreenBefore::Frame(n) => match usize::try_from(n).ok().and_then(|n| record.rendered_frames.get(n)) {
@@ -174,26 +175,38 @@ pub(super) fn fold_line(count: usize, columns: usize) -> String {
     format!("│{cut}{}│", " ".repeat(pad))
 }
 
-/// One timeline entry.
+/// One timeline entry (`at_ms` none: an event never sent).
 struct Entry {
-    at_ms: u64,
+    at_ms: Option<u64>,
     order: u64,
     text: String,
 }
 
 fn timeline(page: &mut Page, record: &CaptureRecord) {
     page.heading("Timeline");
-    for (at_ms, text) in timeline_rows(page.style(), record) {
-        match at_ms {
-            Some(at_ms) => page.line(&format!("  {at_ms:>7} ms  {text}")),
-            None => page.line(&format!("  {text}")),
+    for (when, text) in timeline_rows(page.style(), record) {
+        match when {
+            When::At(at_ms) => page.line(&format!("  {at_ms:>7} ms  {text}")),
+            When::NeverSent => page.line(&format!("  {:>7}     {text}", "-")),
+            When::Closing => page.line(&format!("  {text}")),
         }
     }
 }
 
+/// When a timeline row happened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum When {
+    /// At this time after launch.
+    At(u64),
+    /// An event that was never sent.
+    NeverSent,
+    /// The closing lines (finalization, end).
+    Closing,
+}
+
 /// The timeline's rows in capture order: the time (none for the closing
 /// lines) and what happened.
-pub(super) fn timeline_rows(style: Style, record: &CaptureRecord) -> Vec<(Option<u64>, String)> {
+pub(super) fn timeline_rows(style: Style, record: &CaptureRecord) -> Vec<(When, String)> {
     let journal = JournalOrder::of(record);
     let mut entries = output_entries(style, &record.frames, &journal);
     entries.extend(interaction_entries(style, record, &journal));
@@ -202,7 +215,7 @@ pub(super) fn timeline_rows(style: Style, record: &CaptureRecord) -> Vec<(Option
     entries.sort_by_key(|e| (e.order, e.at_ms));
     let finalization = record.exit.finalization.as_ref();
     let signals = finalization.iter().flat_map(|f| &f.signals).map(|receipt| Entry {
-        at_ms: receipt.sent_at_ms,
+        at_ms: Some(receipt.sent_at_ms),
         order: u64::MAX,
         text: format!(
             "finalization {} {}{}",
@@ -214,15 +227,16 @@ pub(super) fn timeline_rows(style: Style, record: &CaptureRecord) -> Vec<(Option
     // Finalization signals are not journaled: each goes before the first
     // entry recorded after it was sent.
     for signal in signals {
-        let at = entries.iter().position(|e| e.at_ms > signal.at_ms).unwrap_or(entries.len());
+        let at = entries.iter().position(|e| e.at_ms.is_none_or(|t| Some(t) > signal.at_ms)).unwrap_or(entries.len());
         entries.insert(at, signal);
     }
-    let mut rows: Vec<(Option<u64>, String)> = entries.into_iter().map(|e| (Some(e.at_ms), e.text)).collect();
+    let mut rows: Vec<(When, String)> =
+        entries.into_iter().map(|e| (e.at_ms.map_or(When::NeverSent, When::At), e.text)).collect();
     if let Some(f) = finalization {
         let elapsed = f.elapsed_ms.map_or("unknown".to_owned(), |e| format!("{e} ms"));
-        rows.push((None, format!("finalization: {} ms granted, took {elapsed}", f.requested_ms)));
+        rows.push((When::Closing, format!("finalization: {} ms granted, took {elapsed}", f.requested_ms)));
     }
-    rows.push((None, format!("end: exit {}", exit_summary(&record.exit))));
+    rows.push((When::Closing, format!("end: exit {}", exit_summary(&record.exit))));
     rows
 }
 
@@ -233,7 +247,7 @@ fn output_entries(style: Style, frames: &[Frame], journal: &JournalOrder) -> Vec
     let hidden = SEGMENTS_AT_EACH_END..SEGMENTS_AT_EACH_END + skip;
     let mut entries = Vec::new();
     for (index, frame) in frames.iter().enumerate() {
-        let at_ms = frame.at_ms;
+        let at_ms = Some(frame.at_ms);
         let order = journal.of_entry(JournalCollection::Frames, index);
         if skip > 0 && index == hidden.start {
             let text = style.paint(Tone::Quiet, &format!("… {skip} output segments not shown …"));
@@ -261,11 +275,12 @@ fn interaction_entries(style: Style, record: &CaptureRecord, journal: &JournalOr
             let when = match (event.scheduled_at_ms, event.query, event.wait.as_ref()) {
                 (scheduled, _, Some(wait)) => waited(scheduled, wait),
                 (Some(scheduled), _, None) => format!("scheduled {scheduled} ms"),
-                (None, Some(query), None) => format!("reply to {query}"),
+                (None, Some(query), None) => format!("rea's reply to {query}, information only"),
                 (None, None, None) => "not scheduled".to_owned(),
             };
+            let when = if event.sent_at_ms().is_none() { format!("never sent; {when}") } else { when };
             Entry {
-                at_ms: event.dispatched_at_ms,
+                at_ms: event.sent_at_ms(),
                 order: journal.of_entry(JournalCollection::InteractionEvents, index),
                 text: format!("{} \"{data}\" {outcome}{reason} ({when})", event.kind),
             }

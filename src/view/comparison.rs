@@ -66,7 +66,11 @@ fn differences(page: &mut Page, dimension: &DimensionResult) {
     page.heading(&format!("Differences in {}", dimension.dimension));
     for item in &dimension.differences {
         let location = item.location.as_ref().map(location_text).unwrap_or_default();
-        let deciding = if item.deciding { "" } else { " [stream; does not decide the verdict]" };
+        let deciding = match (item.deciding, item.path.starts_with("terminal_replies")) {
+            (true, _) => "",
+            (false, true) => " [rea's reply to a terminal query; information, does not decide the verdict]",
+            (false, false) => " [stream; does not decide the verdict]",
+        };
         page.line(&format!("  {}{location}{deciding}", style.paint(Tone::Strong, &item.path)));
         sides(page, &item.left, &item.right);
         if let Some(interval) = &item.interval {

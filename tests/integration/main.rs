@@ -2,6 +2,7 @@
 
 mod adversarial;
 mod asciicast;
+mod bursts;
 mod capture_process;
 mod cli;
 mod code_invariants;
@@ -21,6 +22,7 @@ mod mcp;
 mod redaction;
 mod rendered_terminal;
 mod repeated_keys;
+mod replies;
 mod sandbox;
 mod scenario_rejection;
 mod screen_lens;

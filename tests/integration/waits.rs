@@ -54,7 +54,8 @@ fn a_prompt_that_appears_after_a_random_delay_is_answered_as_soon_as_it_appears(
     assert_eq!((e["outcome"].as_str(), e["wait"]["outcome"].as_str()), (Some("dispatched"), Some("satisfied")), "{e}");
     let (satisfied, dispatched) = (ms(&e["wait"]["satisfied_at_ms"]), ms(&e["dispatched_at_ms"]));
     assert!(satisfied >= delay, "satisfied at {satisfied} ms, before the prompt could appear ({delay} ms)");
-    assert!(dispatched >= satisfied && dispatched - satisfied <= 50, "{e}");
+    // The lag: the burst settle (30 ms without output) and the loop's turn.
+    assert!(dispatched + 1 >= satisfied + 30 && dispatched - satisfied <= 150, "{e}");
     assert!(e["scheduled_at_ms"].is_null(), "{e}");
     assert!(screen_seen(r, e).contains("ready>"), "the event saw: {}", screen_seen(r, e));
     let last = r["rendered_frames"].as_array().and_then(|f| f.last()).expect("a final screen");
@@ -121,8 +122,8 @@ fn a_wait_that_times_out_stops_the_script_and_sends_nothing_after_it() {
         json!({"condition": {"screen_contains": "never shown"}, "timeout_ms": 300, "satisfied_at_ms": null, "outcome": "timed_out"})
     );
     assert_eq!(first["data"], "<not-dispatched>");
-    let at = ms(&first["dispatched_at_ms"]);
-    assert!((300..1000).contains(&at), "timed out at {at} ms");
+    // Never dispatched: no time, for it and for every event after it.
+    assert!(first["dispatched_at_ms"].is_null() && second["dispatched_at_ms"].is_null(), "{first} {second}");
     assert_eq!(second["outcome"], "not_dispatched", "{second}");
     assert!(second.get("wait").is_none(), "{second}");
     // Nothing was typed: the program's read timed out, and it ran to its end.
@@ -147,6 +148,7 @@ fn a_wait_that_times_out_stops_the_script_and_sends_nothing_after_it() {
     let shown = rea(c.dir.path(), &["show", "capture.json"]);
     let shown = String::from_utf8_lossy(&shown.stdout);
     assert!(shown.contains("wait_timed_out") && shown.contains("up to 300 ms, timed out"), "{shown}");
+    assert!(shown.contains("(never sent; waited for"), "{shown}");
 }
 
 #[test]

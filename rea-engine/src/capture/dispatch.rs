@@ -62,7 +62,7 @@ enum WaitTurn {
 }
 
 /// A reply to a terminal query as an interaction event.
-fn reply_event(reply: &TerminalReply, dispatched_at_ms: u64) -> InteractionEvent {
+fn reply_event(reply: &TerminalReply, dispatched_at_ms: Option<u64>) -> InteractionEvent {
     InteractionEvent {
         sequence: 0,
         scheduled_at_ms: None,
@@ -90,11 +90,10 @@ fn event_data(event: &Event, observed: &Observation) -> (String, InteractionKind
     }
 }
 
-/// An event that was not dispatched (found so at `at`), with `outcome`
-/// and, if it had one, its wait's record.
+/// An event that was not dispatched, with `outcome` and, if it had one,
+/// its wait's record: `dispatched_at_ms` null.
 fn undelivered(
     event: &Event,
-    at: u64,
     outcome: InteractionOutcome,
     wait: Option<WaitRecord>,
     observed: &Observation,
@@ -106,7 +105,7 @@ fn undelivered(
     InteractionEvent {
         sequence: 0,
         scheduled_at_ms: event.at_ms(),
-        dispatched_at_ms: at,
+        dispatched_at_ms: None,
         kind: event.interaction_kind(),
         data,
         query: None,
@@ -141,8 +140,8 @@ impl Dispatch {
         let event = events.get(self.next_event)?;
         let not_before = event.at_ms().and_then(|ms| context.clock.at(ms));
         let Some(waiting) = self.waiting.as_ref() else { return not_before };
-        if waiting.satisfied.is_some() {
-            return not_before;
+        if let Some(settled) = waiting.settled_at(observed.output_watch.last_output()) {
+            return Some(not_before.map_or(settled, |t| t.max(settled)));
         }
         let quiet = waiting.quiet_at(observed.output_watch.last_output());
         [waiting.timeout_at, quiet].into_iter().flatten().min()
@@ -218,7 +217,8 @@ impl Dispatch {
             };
         }
         if let Some(at) = waiting.satisfied {
-            if event.at_ms().and_then(|ms| context.clock.at(ms)).is_some_and(|t| now < t) {
+            let settling = waiting.settled_at(observed.output_watch.last_output()).is_some_and(|t| now < t);
+            if settling || event.at_ms().and_then(|ms| context.clock.at(ms)).is_some_and(|t| now < t) {
                 return WaitTurn::Pending;
             }
             let record = WaitRecord::new(&waiting.wait_for, Some(context.clock.ms(at)), WaitOutcome::Satisfied);
@@ -252,7 +252,7 @@ impl Dispatch {
     ) {
         let wait = self.waiting.as_ref().map(|w| WaitRecord::new(&w.wait_for, None, WaitOutcome::TimedOut));
         self.disarm(at, context, observed);
-        let mut record = undelivered(event, context.clock.ms(at), InteractionOutcome::WaitTimedOut, wait, observed);
+        let mut record = undelivered(event, InteractionOutcome::WaitTimedOut, wait, observed);
         record.reason = reason;
         observed.record_now(record, &context.clock);
         self.next_event += 1;
@@ -265,7 +265,7 @@ impl Dispatch {
             return;
         }
         if let Some(reply) = self.replies.pop_front() {
-            let event = reply_event(&reply, context.clock.ms(now));
+            let event = reply_event(&reply, Some(context.clock.ms(now)));
             self.pending_input =
                 Some(PendingInput { bytes: reply.data.into_bytes(), written: 0, event, pin: Some(reply.pin) });
         }
@@ -310,7 +310,7 @@ impl Dispatch {
             let record = InteractionEvent {
                 sequence: 0,
                 scheduled_at_ms: event.at_ms(),
-                dispatched_at_ms: context.clock.ms(now),
+                dispatched_at_ms: Some(context.clock.ms(now)),
                 kind,
                 data,
                 query: None,
@@ -406,14 +406,7 @@ impl Dispatch {
     /// An event still waiting when a deadline ended the run (`by_deadline`)
     /// timed out; after a timed-out wait, every later event is
     /// `not_dispatched`.
-    pub(super) async fn close(
-        mut self,
-        end: Instant,
-        by_deadline: bool,
-        context: &Context<'_>,
-        observed: &mut Observation,
-    ) {
-        let at = context.clock.ms(end);
+    pub(super) async fn close(mut self, by_deadline: bool, context: &Context<'_>, observed: &mut Observation) {
         if let Some(p) = self.pending_input.take() {
             let mut e = p.event;
             e.outcome = InteractionOutcome::TargetExited;
@@ -432,7 +425,7 @@ impl Dispatch {
         }
         self.replies.extend(observed.recorder.settle_renderer());
         for reply in std::mem::take(&mut self.replies) {
-            let mut e = reply_event(&reply, at);
+            let mut e = reply_event(&reply, None);
             e.outcome = InteractionOutcome::TargetExited;
             observed.record_interaction(e, Some(reply.pin), Instant::now());
         }
@@ -448,13 +441,13 @@ impl Dispatch {
                 None => (InteractionOutcome::TargetExited, WaitOutcome::TargetExited),
             };
             let wait = Some(WaitRecord::new(&waiting.wait_for, satisfied, wait_outcome));
-            observed.record_now(undelivered(event, at, outcome, wait, observed), &context.clock);
+            observed.record_now(undelivered(event, outcome, wait, observed), &context.clock);
             self.stopped = outcome == InteractionOutcome::WaitTimedOut;
             self.next_event += 1;
         }
         let outcome = if self.stopped { InteractionOutcome::NotDispatched } else { InteractionOutcome::TargetExited };
         for event in &events[self.next_event..] {
-            let record = undelivered(event, at, outcome, not_started(event), observed);
+            let record = undelivered(event, outcome, not_started(event), observed);
             observed.record_now(record, &context.clock);
         }
     }

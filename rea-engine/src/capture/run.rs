@@ -321,7 +321,7 @@ impl<'s, 'a> Running<'s, 'a> {
         let end = exit.map_or_else(Instant::now, |(_, at)| at);
         self.observed.end_of_stream(end, &self.context.clock);
         let by_deadline = matches!(reason, Some(ExitReason::Timeout | ExitReason::IdleTimeout));
-        dispatch.close(end, by_deadline, self.context, self.observed).await;
+        dispatch.close(by_deadline, self.context, self.observed).await;
         self.observed.journal.push((end, Collection::Lifecycle, 0));
         RunOutcome {
             reason: reason.unwrap_or(ExitReason::Exited),

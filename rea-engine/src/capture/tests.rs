@@ -265,7 +265,7 @@ fn each_wait_dispatches_its_event_when_the_output_it_waits_for_arrives() {
     );
     for e in &r.interaction_events {
         let w = e.wait.as_ref().unwrap();
-        assert!(w.satisfied_at_ms.is_some_and(|t| t <= e.dispatched_at_ms), "{e:?}");
+        assert!(w.satisfied_at_ms.is_some_and(|t| Some(t) <= e.dispatched_at_ms), "{e:?}");
         assert_eq!(e.scheduled_at_ms, None);
     }
     assert_eq!(r.exit.code, Some(0));
@@ -295,6 +295,7 @@ fn output_that_came_before_the_previous_dispatch_does_not_satisfy_the_next_wait(
         waits(&r),
         [s("a\r", "dispatched", "satisfied"), s("<not-dispatched>", "target_exited", "target_exited")]
     );
+    assert!(r.interaction_events[0].dispatched_at_ms.is_some() && r.interaction_events[1].dispatched_at_ms.is_none());
 }
 
 #[test]
@@ -323,7 +324,11 @@ fn a_timed_out_wait_sends_nothing_more_and_says_the_script_did_not_complete() {
             s("SIGTERM", "not_dispatched", "not_started"),
         ]
     );
-    assert!(r.interaction_events[0].dispatched_at_ms >= 20);
+    // Never dispatched: no time, the timed-out event and its successors alike.
+    let times: Vec<Option<u64>> = r.interaction_events.iter().map(|e| e.dispatched_at_ms).collect();
+    assert_eq!(times, [None, None, None], "{:?}", r.interaction_events);
+    let as_written = serde_json::to_value(&r.interaction_events[1]).unwrap();
+    assert_eq!(as_written["dispatched_at_ms"], serde_json::Value::Null, "{as_written}");
     let limitation = r.limitations.iter().find(|l| l.contains("did not complete")).expect("a limitation");
     assert!(limitation.contains("events[0]") && limitation.contains("2 later event(s)"), "{limitation}");
 }

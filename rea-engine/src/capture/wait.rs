@@ -8,7 +8,15 @@
 //! at once); screen conditions by the renderer's thread after it parsed
 //! each read (`render::ScreenWatch`), off the read path; quiet by the
 //! timer. The run loop dispatches the event on the first turn after the
-//! condition held and `at_ms` (then "not before") has passed.
+//! condition held, the program's output burst ended ([`BURST_SETTLE`]) and
+//! `at_ms` (then "not before") has passed.
+//!
+//! A condition can hold in the middle of one write burst: gdb writes
+//! `(gdb) ` one byte per `write`, and the screen (which trims trailing
+//! blanks) shows `(gdb)` before the space comes. So a satisfied output or
+//! screen wait is held until no output came for [`BURST_SETTLE`] (restarted
+//! by every read), and at most [`BURST_SETTLE_MAX`] after the condition
+//! held (a program that never pauses). `quiet_ms` needs no settle.
 
 use std::time::{Duration, Instant};
 
@@ -17,6 +25,16 @@ use regex_automata::hybrid::dfa::{Cache, DFA};
 use regex_automata::util::start;
 
 use crate::evidence::{WaitCondition, WaitFor};
+
+/// How long the output must pause after an output or screen condition held
+/// before the event is dispatched; every read restarts it. Above the gaps
+/// measured inside a burst written one byte per `write` with 2 ms pauses on
+/// a loaded two-core machine (p99 8-12 ms, max 16 ms at load 17; see
+/// docs/decisions.md, "Terminal replies and waits are the terminal's (issue 32)").
+pub(super) const BURST_SETTLE: Duration = Duration::from_millis(30);
+
+/// The longest a satisfied wait is held for the output to pause.
+pub(super) const BURST_SETTLE_MAX: Duration = Duration::from_millis(500);
 use crate::scenario::output_dfa;
 
 /// Matches the output since a wait started, read by read.
@@ -164,6 +182,18 @@ pub(super) struct Waiting {
 }
 
 impl Waiting {
+    /// When the event may be dispatched, once its condition held, given when
+    /// output last came: after [`BURST_SETTLE`] without output, at most
+    /// [`BURST_SETTLE_MAX`] after the condition held; at once for `quiet_ms`.
+    pub(super) fn settled_at(&self, last_output: Option<Instant>) -> Option<Instant> {
+        let held = self.satisfied?;
+        if let Decider::Quiet(_) = self.decider {
+            return Some(held);
+        }
+        let last = last_output.map_or(held, |o| o.max(held));
+        Some((last + BURST_SETTLE).min(held + BURST_SETTLE_MAX))
+    }
+
     /// When a quiet wait would be satisfied, given when output last came.
     pub(super) fn quiet_at(&self, last_output: Option<Instant>) -> Option<Instant> {
         match self.decider {
@@ -231,6 +261,29 @@ mod tests {
                 assert_eq!(found, expected, "round {round}: {p:?} on {text:?} cut at {cut}");
             }
         }
+    }
+
+    #[test]
+    fn a_satisfied_wait_settles_after_the_burst_and_within_its_bound() {
+        let t0 = Instant::now();
+        let ms = |n: u64| t0 + Duration::from_millis(n);
+        let waiting = |decider, satisfied| Waiting {
+            wait_for: WaitFor { condition: WaitCondition::OutputContains("(gdb)".into()), timeout_ms: None },
+            decider,
+            started: t0,
+            timeout_at: None,
+            satisfied,
+            failure: None,
+        };
+        let held = waiting(Decider::Output, Some(ms(10)));
+        assert_eq!(held.settled_at(None), Some(ms(10) + BURST_SETTLE));
+        // Each later read restarts the settle; output before the hit does not.
+        assert_eq!(held.settled_at(Some(ms(5))), Some(ms(10) + BURST_SETTLE));
+        assert_eq!(held.settled_at(Some(ms(22))), Some(ms(22) + BURST_SETTLE));
+        // A program that never pauses is answered at the bound.
+        assert_eq!(held.settled_at(Some(ms(10_000))), Some(ms(10) + BURST_SETTLE_MAX));
+        assert_eq!(waiting(Decider::Screen(1), None).settled_at(Some(ms(3))), None);
+        assert_eq!(waiting(Decider::Quiet(Duration::from_millis(5)), Some(ms(9))).settled_at(Some(ms(4))), Some(ms(9)));
     }
 
     #[test]

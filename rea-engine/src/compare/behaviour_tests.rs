@@ -157,7 +157,38 @@ fn terminal_replies_cut_no_segment_and_compare_apart_from_scripted_events() {
     let result = compare_records(&a, &c, None);
     let d = &dimension(&result, "interaction")["differences"];
     assert_eq!(d[0]["path"], "terminal_replies[0].query", "{result}");
+    assert_eq!(d[0]["deciding"], false, "replies are information: {result}");
     assert_eq!(status(&result, "terminal"), "unchanged", "{result}");
+    assert_eq!(status(&result, "interaction"), "unchanged", "{result}");
+    assert_eq!(result["status"], "unchanged", "{result}");
+}
+
+#[test]
+fn replies_on_one_side_only_never_decide_the_interaction() {
+    use crate::evidence::TerminalQuery::CursorPosition;
+    // BusyBox bc asks for the cursor before each prompt; GNU bc does not.
+    let asks = RecordBuilder::new()
+        .frame(0, "> ")
+        .reply(2, CursorPosition, "\x1b[1;1R")
+        .input(100, 101, "1+1\r")
+        .frame(110, "2\r\n> ")
+        .reply(111, CursorPosition, "\x1b[2;1R")
+        .exit(0)
+        .build();
+    let silent = RecordBuilder::new().frame(0, "> ").input(100, 101, "1+1\r").frame(110, "2\r\n> ").exit(0).build();
+    for (l, r) in [(&asks, &silent), (&silent, &asks)] {
+        let result = compare_records(l, r, None);
+        assert_eq!(status(&result, "interaction"), "unchanged", "{result}");
+        assert_eq!(result["status"], "unchanged", "{result}");
+        assert_eq!(result["first_divergence"]["status"], "none", "{result}");
+        let d = dimension(&result, "interaction")["differences"].as_array().unwrap().clone();
+        let paths: Vec<&str> = d.iter().map(|x| x["path"].as_str().unwrap()).collect();
+        assert_eq!(paths, ["terminal_replies[0]", "terminal_replies[1]"], "{result}");
+        assert!(d.iter().all(|x| x["deciding"] == false), "{result}");
+    }
+    // A scripted event on one side only still decides.
+    let more = RecordBuilder::new().frame(0, "> ").input(100, 101, "1+1\r").input(200, 201, "q").exit(0).build();
+    assert_eq!(status(&compare_records(&silent, &more, None), "interaction"), "changed");
 }
 
 #[test]
@@ -515,7 +546,7 @@ fn a_waited_event_with_at_ms_keeps_its_dispatch_compared() {
     let with_at = |dispatched: u64| {
         let mut r = conversation(1, 200);
         r.interaction_events[0].scheduled_at_ms = Some(50);
-        r.interaction_events[0].dispatched_at_ms = dispatched;
+        r.interaction_events[0].dispatched_at_ms = Some(dispatched);
         r
     };
     let result = compare_records(&with_at(101), &with_at(3100), None);

@@ -7,8 +7,7 @@ use serde_json::Value;
 
 use super::diff::{Findings, Interval, Location, phase};
 use crate::evidence::{
-    CaptureRecord, FileEffect, FileState, InteractionEvent, InteractionKind, InteractionOutcome, ProcessSample,
-    WaitOutcome,
+    CaptureRecord, FileEffect, FileState, InteractionEvent, InteractionKind, ProcessSample, WaitOutcome,
 };
 
 /// Segment index that event `i` ends (boundary events before it).
@@ -29,11 +28,12 @@ fn picked(x: &CaptureRecord, replies: bool) -> Vec<(usize, &InteractionEvent)> {
 
 /// Type, data (redacted stays redacted), query, outcome and order exactly;
 /// times within the tolerance. Scripted events are compared in scenario
-/// order (`interaction_events[i]` is the scenario's event i), and replies
-/// to terminal queries apart from them in the order they were sent
-/// (`terminal_replies[j]`, the j-th reply): when a reply went out relative
-/// to a scripted event depends on timing, what was asked and answered does
-/// not. `screen_before` names a frame of its own record and is not compared;
+/// order (`interaction_events[i]` is the scenario's event i). Replies to
+/// terminal queries are listed apart from them in the order they were sent
+/// (`terminal_replies[j]`, the j-th reply) as information only (`deciding`
+/// false): rea wrote them, following what the program wrote, so they never
+/// decide the dimension; the queries are the program's output and are
+/// judged in the terminal dimension. `screen_before` names a frame of its own record and is not compared;
 /// the screens themselves are (the terminal dimension).
 ///
 /// An event whose wait held on both sides is timed by the program: its
@@ -47,6 +47,7 @@ pub(super) fn interaction(l: &CaptureRecord, r: &CaptureRecord, tolerance: u64) 
     let mut f = Findings::default();
     for (name, replies) in [("interaction_events", false), ("terminal_replies", true)] {
         let (a, b) = (picked(l, replies), picked(r, replies));
+        let from = f.differences.len();
         for i in 0..a.len().max(b.len()) {
             let (events, at) =
                 if i < a.len() { (&l.interaction_events, a[i].0) } else { (&r.interaction_events, b[i].0) };
@@ -65,27 +66,32 @@ pub(super) fn interaction(l: &CaptureRecord, r: &CaptureRecord, tolerance: u64) 
                     let timed_by_wait = starts.is_some() && satisfied(x).zip(satisfied(y)).is_some();
                     let unscheduled = x.scheduled_at_ms.is_none() && y.scheduled_at_ms.is_none();
                     if !(timed_by_wait && unscheduled) {
-                        let (p, q) = (x.dispatched_at_ms, y.dispatched_at_ms);
-                        f.timing(&format!("{path}.dispatched_at_ms"), p, q, tolerance, order);
+                        let at = format!("{path}.dispatched_at_ms");
+                        match (x.sent_at_ms(), y.sent_at_ms()) {
+                            (Some(p), Some(q)) => f.timing(&at, p, q, tolerance, order),
+                            (p, q) => f.field(&at, &p, &q, order),
+                        }
                     }
                     wait(&mut f, &path, (x, y), starts, tolerance, order);
                 }
                 (x, y) => f.values(path, &x, &y, Some(Location::Index { segment, index: i }), order),
             }
         }
+        if replies {
+            f.not_deciding_from(from);
+        }
     }
     f
+}
+
+/// Whether a record has no scripted event (replies aside).
+pub(super) fn no_scripted_event(x: &CaptureRecord) -> bool {
+    picked(x, false).is_empty()
 }
 
 /// When a satisfied wait held, in milliseconds after launch.
 fn satisfied(e: &InteractionEvent) -> Option<u64> {
     e.wait.as_ref().filter(|w| w.outcome == WaitOutcome::Satisfied).and_then(|w| w.satisfied_at_ms)
-}
-
-/// When an event was dispatched, if it ever was.
-fn dispatch_time(e: &InteractionEvent) -> Option<u64> {
-    let never = matches!(e.outcome, InteractionOutcome::NotDispatched | InteractionOutcome::WaitTimedOut);
-    (!never).then_some(e.dispatched_at_ms)
 }
 
 /// Where the wait of scripted event `i` started, as capture does it:
@@ -95,7 +101,7 @@ fn wait_start(scripted: &[(usize, &InteractionEvent)], i: usize) -> Option<(Stri
     match i.checked_sub(1) {
         None => Some(("launch".to_owned(), 0)),
         Some(k) => {
-            let at = scripted.get(k).and_then(|(_, e)| dispatch_time(e))?;
+            let at = scripted.get(k).and_then(|(_, e)| e.sent_at_ms())?;
             Some((format!("interaction_events[{k}].dispatched_at_ms"), at))
         }
     }

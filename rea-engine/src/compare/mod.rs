@@ -381,8 +381,8 @@ fn find(dimension: Dimension, l: &CaptureRecord, r: &CaptureRecord, options: Com
             }
         }
         Dimension::Interaction => Found {
-            left_empty: l.interaction_events.is_empty(),
-            right_empty: r.interaction_events.is_empty(),
+            left_empty: dimensions::no_scripted_event(l),
+            right_empty: dimensions::no_scripted_event(r),
             ..Found::plain(dimensions::interaction(l, r, tolerance))
         },
         Dimension::Exit => Found::plain(dimensions::exit(l, r, tolerance)),

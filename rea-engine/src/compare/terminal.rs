@@ -116,7 +116,8 @@ impl<'a> Segmented<'a> {
             .iter()
             .enumerate()
             .filter(|(_, e)| is_boundary(e))
-            .map(|(i, e)| key("interaction_events", i, e.dispatched_at_ms))
+            // A dispatched event has its time (the loader requires it).
+            .map(|(i, e)| key("interaction_events", i, e.dispatched_at_ms.unwrap_or_default()))
             .collect();
         let segment_of = |k: u64| boundaries.partition_point(|&b| b < k);
         let mut segments = vec![String::new(); boundaries.len() + 1];

@@ -392,6 +392,10 @@ fn check_interaction(e: &InteractionEvent, p: &str, rendered_frames: usize) -> R
         format!("is null on a {} event that did not wait", e.kind)
     })?;
     require(e.wait.is_none() || !reply, &format!("{p}.wait"), || "is present on a terminal_reply".into())?;
+    let started = matches!(e.outcome, InteractionOutcome::Dispatched | InteractionOutcome::Failed);
+    require(e.dispatched_at_ms.is_some() || !started, &format!("{p}.dispatched_at_ms"), || {
+        format!("is null on a {} event", e.outcome)
+    })?;
     if let Some(w) = &e.wait {
         let satisfied = w.outcome == WaitOutcome::Satisfied;
         require(w.satisfied_at_ms.is_some() == satisfied, &format!("{p}.wait.satisfied_at_ms"), || {

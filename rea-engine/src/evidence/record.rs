@@ -242,8 +242,12 @@ pub struct InteractionEvent {
     pub sequence: u64,
     /// The scenario's `at_ms`; null for a `terminal_reply`, which no scenario schedules.
     pub scheduled_at_ms: Option<u64>,
-    /// Raw milliseconds after launch when it was dispatched (or found undeliverable).
-    pub dispatched_at_ms: u64,
+    /// Raw milliseconds after launch when it was dispatched (a write or a
+    /// delivery started); null for an event that was never dispatched
+    /// (`not_dispatched`, `wait_timed_out`, a `target_exited` event or
+    /// reply that was never started). Captures made before issue 32 carry
+    /// the end of the run there; readers ignore it on such events.
+    pub dispatched_at_ms: Option<u64>,
     /// `input`, `resize`, `signal` or `terminal_reply`.
     #[serde(rename = "type")]
     pub kind: InteractionKind,
@@ -264,6 +268,16 @@ pub struct InteractionEvent {
     /// absent on events without `wait_for` and on replies.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wait: Option<WaitRecord>,
+}
+
+impl InteractionEvent {
+    /// When it was dispatched, if it ever was: `dispatched_at_ms`, except on
+    /// a `not_dispatched` or `wait_timed_out` event of an older capture,
+    /// which carries the end of the run there.
+    pub fn sent_at_ms(&self) -> Option<u64> {
+        let never = matches!(self.outcome, InteractionOutcome::NotDispatched | InteractionOutcome::WaitTimedOut);
+        self.dispatched_at_ms.filter(|_| !never)
+    }
 }
 
 /// `interaction_events[].screen_before`: the screen an event saw.

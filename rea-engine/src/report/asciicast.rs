@@ -104,7 +104,9 @@ pub fn export(source_name: &str, record: &CaptureRecord) -> Result<String, Repor
     let mut events = output_events(record, &order);
     events.extend(interaction_events(record, &order));
     events.sort_by_key(|e| (e.at_ms, e.order));
-    let end_ms = events.last().map_or(0, |e| e.at_ms);
+    // Events never dispatched (no time, sorted last) are marked at the end.
+    let end_ms = events.iter().map(|e| e.at_ms).filter(|&t| t != NEVER).max().unwrap_or(0);
+    events.iter_mut().filter(|e| e.at_ms == NEVER).for_each(|e| e.at_ms = end_ms);
     let opening = truncation_markers(record);
     let closing = exit_markers(record, end_ms);
     let encoding =
@@ -154,6 +156,9 @@ fn output_events(record: &CaptureRecord, order: &JournalOrder) -> Vec<CastEvent>
         .collect()
 }
 
+/// The sort key of an event that was never dispatched.
+const NEVER: u64 = u64::MAX;
+
 fn interaction_events(record: &CaptureRecord, order: &JournalOrder) -> Vec<CastEvent> {
     use InteractionKind::{Input, Resize, Signal, TerminalReply};
     let events = record.interaction_events.iter().enumerate();
@@ -168,7 +173,7 @@ fn interaction_events(record: &CaptureRecord, order: &JournalOrder) -> Vec<CastE
                 _ => ("m", format!("{kind} {data}: {outcome}")),
             };
             CastEvent {
-                at_ms: event.dispatched_at_ms,
+                at_ms: event.sent_at_ms().unwrap_or(NEVER),
                 order: order.of_entry(JournalCollection::InteractionEvents, index),
                 code,
                 data,
@@ -240,7 +245,7 @@ mod tests {
         let event = |sequence, at: u64, kind, data: &str, outcome| InteractionEvent {
             sequence,
             scheduled_at_ms: Some(at),
-            dispatched_at_ms: at,
+            dispatched_at_ms: Some(at),
             kind,
             data: data.into(),
             query: None,

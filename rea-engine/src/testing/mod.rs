@@ -72,7 +72,7 @@ fn interaction(sequence: usize, event: &Event) -> InteractionEvent {
     InteractionEvent {
         sequence: sequence as u64,
         scheduled_at_ms: event.at_ms(),
-        dispatched_at_ms: at + 1,
+        dispatched_at_ms: Some(at + 1),
         kind,
         data,
         query: None,

@@ -55,6 +55,8 @@ pub(super) fn frame_figure(html: &mut Html, frame: &RenderedFrame, caption: &str
     figure(html, caption, &grid, &Overlay { cursor, marked: &|_, _| false });
 }
 
+use crate::view::capture::When;
+
 fn timeline(html: &mut Html, record: &CaptureRecord) {
     html.heading(2, Some("timeline"), "Timeline");
     html.paragraph(Some("quiet"), "In capture order: an input comes before the output it caused.");
@@ -65,7 +67,14 @@ fn timeline(html: &mut Html, record: &CaptureRecord) {
 pub(super) fn timeline_table(html: &mut Html, record: &CaptureRecord) {
     let rows: Vec<Vec<Td>> = crate::view::capture::timeline_rows(Style::new(false), record)
         .into_iter()
-        .map(|(at_ms, text)| vec![Td::plain(at_ms.map(|ms| format!("{ms} ms")).unwrap_or_default()), Td::plain(text)])
+        .map(|(when, text)| {
+            let at = match when {
+                When::At(ms) => format!("{ms} ms"),
+                When::NeverSent => "never sent".to_owned(),
+                When::Closing => String::new(),
+            };
+            vec![Td::plain(at), Td::plain(text)]
+        })
         .collect();
     html.table(&["at", "what"], &rows);
 }

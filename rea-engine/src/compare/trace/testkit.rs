@@ -144,7 +144,7 @@ impl RecordBuilder {
         self.record.interaction_events.push(InteractionEvent {
             sequence: sequence as u64,
             scheduled_at_ms: None,
-            dispatched_at_ms: dispatched,
+            dispatched_at_ms: Some(dispatched),
             kind: InteractionKind::TerminalReply,
             data: data.into(),
             query: Some(query),
@@ -182,7 +182,7 @@ impl RecordBuilder {
         self.record.interaction_events.push(InteractionEvent {
             sequence: sequence as u64,
             scheduled_at_ms: Some(scheduled),
-            dispatched_at_ms: dispatched,
+            dispatched_at_ms: Some(dispatched),
             kind: InteractionKind::Input,
             data: data.into(),
             query: None,

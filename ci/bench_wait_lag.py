@@ -1,0 +1,93 @@
+"""The lag from a satisfied wait to its input, rea beside pexpect, on the
+same prompts (see bench-wait-lag.sh).
+
+The program writes each prompt `(p N) ` (in one write, or one byte per
+write with 2 ms pauses), notes the time after its last byte, reads a line
+and notes when it came: the lag is the gap, measured by the program on one
+clock for both drivers. rea waits with `output_contains: "(p N) "`; pexpect
+with `expect_exact("(p N) ")` then `send`. rea holds a satisfied wait until
+the output paused for 30 ms (the burst settle), so its lag is that plus its
+loop; pexpect sends as soon as it has read the match.
+"""
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+import pexpect
+
+REA = sys.argv[1]
+PROMPTS = int(os.environ.get("BENCH_PROMPTS", "40"))
+RUNS = int(os.environ.get("BENCH_RUNS", "3"))
+PROGRAM = """import os, sys, time
+bytewise, out = sys.argv[1] == "bytes", sys.argv[2]
+lags = []
+for n in range(%d):
+    prompt = b"(p %%d) " %% n
+    if bytewise:
+        for i, byte in enumerate(prompt):
+            if i:
+                time.sleep(0.002)
+            os.write(1, bytes([byte]))
+    else:
+        os.write(1, prompt)
+    shown = time.monotonic()
+    sys.stdin.readline()
+    lags.append((time.monotonic() - shown) * 1000)
+with open(out, "w") as f:
+    f.write(" ".join("%%.3f" %% x for x in lags))
+""" % PROMPTS
+
+
+def rea(cwd, mode, out):
+    events = [{"type": "input", "wait_for": {"output_contains": f"(p {n}) "}, "data": f"{n}\r"} for n in range(PROMPTS)]
+    scenario = {"executable": "python3", "arguments": ["prog.py", mode, out], "events": events, "timeout_ms": 120000}
+    with open(os.path.join(cwd, "s.json"), "w") as f:
+        json.dump(scenario, f)
+    subprocess.run([REA, "capture-process", "s.json", "--json"], cwd=cwd, stdin=subprocess.DEVNULL,
+                   stdout=subprocess.DEVNULL, check=True)
+
+
+def pexpect_run(cwd, mode, out):
+    child = pexpect.spawn("python3", ["prog.py", mode, out], cwd=cwd, timeout=60)
+    for n in range(PROMPTS):
+        child.expect_exact(f"(p {n}) ")
+        child.send(f"{n}\r")
+    child.expect(pexpect.EOF)
+
+
+def lags(driver, cwd, mode):
+    out = os.path.join(cwd, "lags.txt")
+    driver(cwd, mode, out)
+    with open(out) as f:
+        return [float(x) for x in f.read().split()]
+
+
+def p99(values):
+    values = sorted(values)
+    return values[min(len(values) - 1, int(len(values) * 0.99))]
+
+
+def main():
+    with tempfile.TemporaryDirectory() as cwd:
+        with open(os.path.join(cwd, "prog.py"), "w") as f:
+            f.write(PROGRAM)
+        print(f"# {PROMPTS} prompts x {RUNS} sessions each; lag = prompt end to answer, ms (program's clock)")
+        print("# measured on this machine as it is (under load if others run); rea runs its default settings")
+        print(f"{'prompt':<10} {'driver':<8} {'median':>8} {'p99':>8}  ratio to pexpect (median, p99)")
+        for mode in ("whole", "bytes"):
+            got = {"rea": [], "pexpect": []}
+            for _ in range(RUNS):  # alternately, run by run
+                got["rea"] += lags(rea, cwd, mode)
+                got["pexpect"] += lags(pexpect_run, cwd, mode)
+            base = (statistics.median(got["pexpect"]), p99(got["pexpect"]))
+            for name in ("pexpect", "rea"):
+                m, p = statistics.median(got[name]), p99(got[name])
+                ratio = f"{m / base[0]:.1f}x, {p / base[1]:.1f}x" if name == "rea" else ""
+                print(f"{mode:<10} {name:<8} {m:8.2f} {p:8.2f}  {ratio}")
+
+
+main()
