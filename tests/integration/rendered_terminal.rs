@@ -79,7 +79,7 @@ while :; do sleep 0.05; done
     // One state per admitted chunk and per resize.
     assert_eq!(frames.len() as u64, r["truncation_details"]["raw_terminal"]["retained_chunks"].as_u64().unwrap() + 1);
     assert_eq!(account["retained_bytes"], frames.iter().map(size).sum::<u64>());
-    assert_eq!(r["manifest"]["terminal_emulator"], "avt 0.19.0");
+    assert_eq!(r["manifest"]["terminal_emulator"], "avt 0.19.0+rea.1");
     assert_eq!(r["cleanup"]["terminal_renderer"], "disposed");
     assert!(!r["limitations"].to_string().contains("does not render"));
     let journaled = r["event_journal"].as_array().unwrap().iter().filter(|e| e["collection"] == "rendered_frames");

@@ -224,3 +224,36 @@ fn a_screen_the_record_did_not_keep_prevents_an_unchanged_claim() {
     assert!(reasons.contains("Left capture did not keep the final screen"), "{reasons}");
     assert!(reasons.contains("Right capture did not keep the final screen"), "{reasons}");
 }
+
+/// The lines of a capture's last rendered frame.
+fn final_lines(dir: &Path, name: &str) -> Vec<String> {
+    let record: Value = serde_json::from_slice(&std::fs::read(dir.join(name)).expect("read the capture")).unwrap();
+    let frames = record["normalized_result"]["rendered_frames"].as_array().expect("rendered frames");
+    let lines = frames.last().expect("a final frame")["lines"].as_array().expect("lines");
+    lines.iter().map(|l| l.as_str().unwrap().to_owned()).collect()
+}
+
+fn screen_verdict(left: &str, right: &str) -> String {
+    let dir = pair(sh(left), sh(right));
+    let screen = compare(dir.path(), &["--terminal-lens", "screen"]);
+    terminal(&screen)["status"].as_str().unwrap().to_owned()
+}
+
+#[test]
+fn erased_and_scrolled_in_cells_keep_only_the_background_and_concealed_text_is_not_shown() {
+    // `tput rev; tput el`: an erase keeps the background only, so the row is empty…
+    assert_eq!(screen_verdict(r"printf 'x\r\n\033[7m\033[K\033[m'", r"printf 'x\r\n'"), "unchanged");
+    // …and not the reversed bar that 30 reversed spaces draw.
+    assert_eq!(screen_verdict(r"printf 'x\r\n\033[7m\033[K\033[m'", r"printf 'x\r\n\033[7m%30s\033[m' ''"), "changed");
+    // `tput smul; echo heading; tput rmul` on a full screen: the line the
+    // newline scrolls in is not underlined.
+    let fill = "i=0; while [ $i -lt 9 ]; do echo line$i; i=$((i+1)); done;";
+    let left = format!(r"{fill} printf '\033[4m'; echo heading; printf '\033[24m'");
+    let right = format!(r"{fill} printf '\033[4mheading\033[24m\n'");
+    assert_eq!(screen_verdict(&left, &right), "unchanged");
+    // Concealed text (SGR 8) is blank on the screen and in `lines`.
+    let dir = pair(sh(r"printf 'pw: \033[8msecret\033[m.'"), sh(r"printf 'pw: \033[8mhunter\033[m.'"));
+    let screen = compare(dir.path(), &["--terminal-lens", "screen"]);
+    assert_eq!(terminal(&screen)["status"], "unchanged");
+    assert_eq!(final_lines(dir.path(), "left.json")[0], "pw:       .");
+}

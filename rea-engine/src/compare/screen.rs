@@ -134,7 +134,9 @@ impl<'f> Shot<'f> {
     fn read(frame: &'f RenderedFrame) -> Shot<'f> {
         let mut emulator = Emulator::new(usize::from(frame.columns), usize::from(frame.rows), 0);
         emulator.feed(&frame.serialized_state);
-        let cells = emulator.terminal().screen().visible_lines().map(|line| line.cells().to_vec()).collect();
+        // What the screen shows: a concealed cell is a blank (`Cell::shown`).
+        let shown = |line: &avt::Line| line.cells().iter().map(avt::Cell::shown).collect();
+        let cells = emulator.terminal().screen().visible_lines().map(shown).collect();
         let cursor_visible = emulator.terminal().cursor().visible;
         Shot {
             columns: frame.columns,

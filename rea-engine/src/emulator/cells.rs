@@ -203,6 +203,9 @@ pub(crate) struct Emulator {
     insert: bool,
     /// A zero-width joiner was printed: the next character joins.
     joiner: bool,
+    /// The printable ASCII character printed by the last function, which
+    /// `REP` repeats (tmux repeats nothing after anything else).
+    last_ascii: Option<char>,
     /// The text of an escape sequence not yet complete (for the dump).
     unfinished: String,
     clusters: Clusters,
@@ -238,6 +241,7 @@ impl Emulator {
             pens,
             insert: false,
             joiner: false,
+            last_ascii: None,
             unfinished: String::new(),
             clusters: Clusters::new(),
             unrepresented: 0,
@@ -361,6 +365,7 @@ impl Emulator {
             b => Function::Print(char::from(b)),
         };
         self.term.execute(run.iter().map(|&b| function(b)));
+        self.last_ascii = run.last().filter(|b| b.is_ascii_graphic() || **b == b' ').map(|&b| char::from(b));
     }
 
     /// Whether the state allows skipping plain text: nothing pending in the
@@ -411,8 +416,13 @@ impl Emulator {
     }
 
     fn apply(&mut self, function: Function) {
+        let last_ascii = self.last_ascii.take();
         match function {
-            Function::Print(c) => self.print(c),
+            Function::Print(c) => {
+                self.print(c);
+                self.last_ascii = (c.is_ascii_graphic() || c == ' ').then_some(c);
+            }
+            Function::Rep(n) => self.repeat(last_ascii, n),
             function => {
                 self.track_margins(&function);
                 match &function {
@@ -427,6 +437,16 @@ impl Emulator {
                 self.term.execute(function);
             }
         }
+    }
+
+    /// `REP` as tmux 3.3a executes it: the printable ASCII character the
+    /// previous function printed, if any, `n` times (at least once) but no
+    /// further than the end of the row (it never wraps).
+    fn repeat(&mut self, last: Option<char>, n: u16) {
+        let Some(c) = last else { return };
+        let (columns, _) = self.term.size();
+        let n = usize::from(n.max(1)).min(columns.saturating_sub(self.term.cursor().col));
+        self.term.execute(std::iter::repeat_n(Function::Print(c), n));
     }
 
     fn print(&mut self, c: char) {
@@ -532,14 +552,15 @@ impl Emulator {
 
     /// Appends a row's text without its trailing U+0020 to `out` (cleared
     /// first); a joined cell shows its whole text, a wide character's second
-    /// cell nothing.
+    /// cell nothing, a concealed cell (SGR 8) a blank ([`Cell::shown`]).
     pub(crate) fn row_text(&self, line: &avt::Line, out: &mut String) {
         out.clear();
         let cells = line.cells();
-        let end = cells.iter().rposition(|c| c.width() != 0 && c.char() != ' ').map_or(0, |i| i + 1);
-        let shown = cells[..end].iter().filter(|c| c.width() != 0);
+        let visible = |c: &Cell| c.width() != 0 && c.char() != ' ' && !c.pen().is_conceal();
+        let end = cells.iter().rposition(visible).map_or(0, |i| i + 1);
+        let shown = cells[..end].iter().map(Cell::shown).filter(|c| c.width() != 0);
         if self.clusters.text.is_empty() {
-            out.extend(shown.map(Cell::char));
+            out.extend(shown.map(|c| c.char()));
         } else {
             shown.for_each(|cell| self.clusters.push(cell.char(), out));
         }
@@ -598,13 +619,15 @@ impl Emulator {
     }
 
     /// Each visible row's non-blank cells: the column and the text it shows,
-    /// without U+0020 (the comparison with tmux's screen, `oracle.rs`).
+    /// without U+0020 and concealed text (the comparison with tmux's screen,
+    /// `oracle.rs`).
     #[cfg_attr(not(test), allow(dead_code))]
     pub(crate) fn cells(&self) -> Vec<Vec<(u16, String)>> {
         let column = |i: usize| u16::try_from(i).unwrap_or(u16::MAX);
         let row = |line: &avt::Line| {
             let mut out = Vec::new();
-            for (i, cell) in line.cells().iter().enumerate().filter(|(_, c)| c.width() != 0) {
+            let shown = line.cells().iter().map(Cell::shown);
+            for (i, cell) in shown.enumerate().filter(|(_, c)| c.width() != 0) {
                 let mut text = String::new();
                 self.clusters.push(cell.char(), &mut text);
                 text.retain(|c| c != ' ');
@@ -696,6 +719,7 @@ fn sgr(pen: &Pen) -> SgrOps {
         (pen.is_underline(), SgrOp::SetUnderline),
         (pen.is_blink(), SgrOp::SetBlink),
         (pen.is_inverse(), SgrOp::SetInverse),
+        (pen.is_conceal(), SgrOp::SetConceal),
         (pen.is_strikethrough(), SgrOp::SetStrikethrough),
     ];
     ops.extend(flags.into_iter().filter(|(on, _)| *on).map(|(_, op)| op));

@@ -251,4 +251,90 @@ pub(crate) const FIXTURES: &[Fixture] = &[
             Feed("!"),
         ],
     },
+    // Pen rules (DEC STD 070, as xterm and tmux): erased, inserted,
+    // deleted-into and scrolled-in cells keep only the pen's background;
+    // printed cells (REP included) keep all of it; concealed text (SGR 8)
+    // is not shown.
+    Fixture {
+        name: "pen_erase_in_line",
+        columns: 12,
+        rows: 5,
+        steps: &[Feed(
+            "\x1b[7mrev\x1b[K\x1b[m\r\n\x1b[1;4;41mab\x1b[K\x1b[m\r\n0123456789\x1b[6G\x1b[3;44m\x1b[1K\x1b[m\r\n\
+             0123456789\x1b[4G\x1b[9;7;42m\x1b[2K\x1b[m\r\nabcdefgh\x1b[3G\x1b[4;45m\x1b[3X\x1b[m",
+        )],
+    },
+    Fixture {
+        name: "pen_erase_in_display",
+        columns: 10,
+        rows: 6,
+        steps: &[
+            Feed("row0\r\nrow1\r\nrow2\r\nrow3\r\nrow4\r\nrow5"),
+            Feed("\x1b[3;3H\x1b[4;7;46m\x1b[J\x1b[2;2H\x1b[1;31;43m\x1b[1J\x1b[m"),
+        ],
+    },
+    Fixture {
+        name: "pen_clear_screen_reversed",
+        columns: 10,
+        rows: 3,
+        steps: &[Feed("one\r\ntwo\x1b[7;4m\x1b[H\x1b[2Jx\x1b[m")],
+    },
+    Fixture {
+        name: "pen_scrolled_in_lines",
+        columns: 10,
+        rows: 4,
+        steps: &[Feed(
+            "l1\r\nl2\r\nl3\r\n\x1b[4mheading\r\nbelow\x1b[m\r\n\x1b[7;44mbar\r\n\x1b[m0123456789\x1b[1;31;42mwrap\x1b[m",
+        )],
+    },
+    Fixture {
+        name: "pen_insert_delete_chars",
+        columns: 12,
+        rows: 3,
+        steps: &[Feed(
+            "abcdefghij\x1b[3G\x1b[1;7;41m\x1b[2@\x1b[m\r\nabcdefghij\x1b[3G\x1b[4;42m\x1b[3P\x1b[m\r\n\
+             \x1b[4hxyz\x1b[1G\x1b[7mI\x1b[4l\x1b[m",
+        )],
+    },
+    Fixture {
+        name: "pen_insert_delete_lines",
+        columns: 8,
+        rows: 6,
+        steps: &[Feed("a\r\nb\r\nc\r\nd\r\ne\r\nf\x1b[2;1H\x1b[4;7;43m\x1b[2L\x1b[5;1H\x1b[1;45m\x1b[1M\x1b[m")],
+    },
+    Fixture {
+        name: "pen_scroll_region",
+        columns: 8,
+        rows: 7,
+        steps: &[Feed(
+            "top\r\n1\r\n2\r\n3\r\n4\r\n5\r\nbottom\x1b[2;6r\x1b[6;1H\x1b[4;41m\n\x1b[7;42m\x1b[S\x1b[1;43m\x1b[2T\
+             \x1b[2;1H\x1b[9;44m\x1bM\x1b[r\x1b[m",
+        )],
+    },
+    Fixture {
+        name: "pen_repeat_character",
+        columns: 12,
+        rows: 4,
+        steps: &[Feed(
+            "\x1b[31ma\x1b[1;44m\x1b[3bz\x1b[m\r\n\x1b[4m\u{65E5}\x1b[2b\x1b[m\r\n\x1b[1;44mq\x1b[3b\x1b[2b\x1b[m\x1b[3;10Hw\x1b[9b",
+        )],
+    },
+    Fixture {
+        name: "pen_conceal",
+        columns: 16,
+        rows: 3,
+        steps: &[Feed("a\x1b[8mSECRET\x1b[28mb\r\n\x1b[8;4;41mhid\x1b[mden\r\n\x1b[8mall\x1b[0m")],
+    },
+    Fixture {
+        name: "pen_wide_character_overwritten",
+        columns: 10,
+        rows: 2,
+        steps: &[Feed("\u{65E5}\u{672C}\u{8A9E}\x1b[1;5H\x1b[42;4my\x1b[1;1H\x1b[41m\u{4E00}\x1b[m")],
+    },
+    Fixture {
+        name: "pen_alternate_screen",
+        columns: 10,
+        rows: 3,
+        steps: &[Feed("main\x1b[7;41m\x1b[?1049hx\x1b[m\r\n")],
+    },
 ];

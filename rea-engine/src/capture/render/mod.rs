@@ -41,6 +41,8 @@ mod fixtures;
 #[cfg(test)]
 mod oracle;
 #[cfg(test)]
+mod oracle_pens;
+#[cfg(test)]
 mod pipeline_tests;
 #[cfg(test)]
 mod tests;

@@ -12,6 +12,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use super::fixtures::{Fixture, Step};
+use super::oracle_pens;
 
 /// Whether a usable tmux is on `PATH`.
 pub(crate) fn tmux_available() -> bool {
@@ -77,6 +78,9 @@ pub(crate) struct TmuxScreen {
     /// Each row's non-blank cells: the column and the characters it holds
     /// (U+0020 left out), see [`cell_columns`].
     pub(crate) cells: Vec<Vec<(u16, String)>>,
+    /// Each row's runs of cells whose pen is not the default, as
+    /// `first-last:pen` (see `oracle_pens.rs`).
+    pub(crate) pens: Vec<String>,
 }
 
 /// The final size after the fixture's resizes.
@@ -99,15 +103,14 @@ fn probe(x: u16, rows: u16) -> String {
     text
 }
 
-/// The pane script: each feed, then a cursor-position query whose answer
-/// proves tmux parsed it, then a signal to the driver and a wait for it.
-fn pane_script(fixture: &Fixture, dir: &Path, tmux: &str) -> String {
-    let (columns, rows) = final_size(fixture);
+/// The pane script: each feed and each probe, then a cursor-position query
+/// whose answer proves tmux parsed it, then a signal to the driver and a
+/// wait for it.
+fn pane_script(fixture: &Fixture, dir: &Path, tag: &str, probes: &[String], tmux: &str) -> String {
     let feeds = fixture.steps.iter().filter_map(|s| if let Step::Feed(b) = s { Some((*b).to_owned()) } else { None });
-    let probes = (0..columns).map(|x| probe(x, rows));
     let mut script = String::from("stty raw -echo -opost\n");
-    for (n, bytes) in feeds.chain(probes).enumerate() {
-        let file = dir.join(format!("{}-{n}.bin", fixture.name));
+    for (n, bytes) in feeds.chain(probes.iter().cloned()).enumerate() {
+        let file = dir.join(format!("{}-{tag}-{n}.bin", fixture.name));
         std::fs::write(&file, bytes).expect("write a fixture feed");
         let file = shell_quote(&file.to_string_lossy());
         writeln!(
@@ -119,50 +122,97 @@ fn pane_script(fixture: &Fixture, dir: &Path, tmux: &str) -> String {
     script
 }
 
-/// The screen tmux shows after the fixture: rows, cursor and cells.
-pub(crate) fn tmux_screen(fixture: &Fixture, dir: &Path) -> TmuxScreen {
-    let socket = format!("rea-oracle-{}-{}", std::process::id(), fixture.name);
-    let server = Server { socket: socket.clone() };
-    let script = pane_script(fixture, dir, &format!("tmux -L {}", shell_quote(&socket)));
-    let script_path = dir.join(format!("{}.sh", fixture.name));
-    std::fs::write(&script_path, script).expect("write the pane script");
-    let (columns, rows) = (fixture.columns.to_string(), fixture.rows.to_string());
-    let command = format!("bash {}", shell_quote(&script_path.to_string_lossy()));
-    server.tmux(&["new-session", "-d", "-s", "oracle", "-x", &columns, "-y", &rows, &command]);
-    server.tmux(&["set-option", "-g", "status", "off"]);
-    let mut feed = 0;
-    let mut next = |server: &Server| {
-        if feed > 0 {
-            server.tmux(&["wait-for", "-S", &format!("go{}", feed - 1)]);
-        }
-        server.tmux(&["wait-for", &format!("fed{feed}")]);
-        feed += 1;
-    };
-    for step in fixture.steps {
-        match *step {
-            Step::Feed(_) => next(&server),
-            Step::Resize(c, r) => {
-                server.tmux(&["resize-window", "-t", "oracle", "-x", &c.to_string(), "-y", &r.to_string()]);
+/// A detached pane replaying a fixture, then probes, one step at a time.
+struct Session {
+    server: Server,
+    fed: usize,
+}
+
+impl Session {
+    fn start(fixture: &Fixture, dir: &Path, tag: &str, probes: &[String]) -> Session {
+        let socket = format!("rea-oracle-{}-{}-{tag}", std::process::id(), fixture.name);
+        let server = Server { socket: socket.clone() };
+        let script = pane_script(fixture, dir, tag, probes, &format!("tmux -L {}", shell_quote(&socket)));
+        let script_path = dir.join(format!("{}-{tag}.sh", fixture.name));
+        std::fs::write(&script_path, script).expect("write the pane script");
+        let (columns, rows) = (fixture.columns.to_string(), fixture.rows.to_string());
+        let command = format!("bash {}", shell_quote(&script_path.to_string_lossy()));
+        server.tmux(&["new-session", "-d", "-s", "oracle", "-x", &columns, "-y", &rows, &command]);
+        server.tmux(&["set-option", "-g", "status", "off"]);
+        let mut session = Session { server, fed: 0 };
+        for step in fixture.steps {
+            match *step {
+                Step::Feed(_) => session.next(),
+                Step::Resize(c, r) => {
+                    let (c, r) = (c.to_string(), r.to_string());
+                    session.server.tmux(&["resize-window", "-t", "oracle", "-x", &c, "-y", &r]);
+                }
             }
         }
+        session
     }
+
+    /// Lets the pane go on to its next feed or probe and waits until tmux parsed it.
+    fn next(&mut self) {
+        if self.fed > 0 {
+            self.server.tmux(&["wait-for", "-S", &format!("go{}", self.fed - 1)]);
+        }
+        self.server.tmux(&["wait-for", &format!("fed{}", self.fed)]);
+        self.fed += 1;
+    }
+}
+
+/// The screen tmux shows after the fixture: rows, cursor, cells and pens.
+pub(crate) fn tmux_screen(fixture: &Fixture, dir: &Path) -> TmuxScreen {
     let (columns, rows) = final_size(fixture);
-    let lines = capture(&server, rows);
-    let out = server.tmux(&["display-message", "-p", "-t", "oracle", "#{cursor_x},#{cursor_y}"]);
+    let probes: Vec<String> = (0..columns).map(|x| probe(x, rows)).collect();
+    let mut main = Session::start(fixture, dir, "cells", &probes);
+    let mut lines = capture(&main.server, rows, false);
+    let coded = capture(&main.server, rows, true);
+    let out = main.server.tmux(&["display-message", "-p", "-t", "oracle", "#{cursor_x},#{cursor_y}"]);
     let text = String::from_utf8_lossy(&out.stdout);
     let (x, y) = text.trim().split_once(',').expect("cursor_x,cursor_y");
     let cursor = (x.parse::<u16>().expect("cursor_x").min(columns - 1), y.parse().expect("cursor_y"));
     let mut probed = Vec::new();
     for _ in 0..columns {
-        next(&server);
-        probed.push(capture(&server, rows));
+        main.next();
+        probed.push(capture(&main.server, rows, false));
     }
-    TmuxScreen { cells: cell_columns(&lines, &probed), lines, cursor }
+    drop(main);
+    let trailing = [marker_probe(columns, rows, false), marker_probe(columns, rows, true)].map(|probe| {
+        let mut session =
+            Session::start(fixture, dir, if probe.contains("\x1b[P") { "shifted" } else { "marked" }, &[probe]);
+        session.next();
+        capture(&session.server, rows, true)
+    });
+    let mut cells = cell_columns(&lines, &probed);
+    let pens = oracle_pens::pen_columns(columns, &cells, &coded, &trailing[0], &trailing[1]);
+    oracle_pens::hide_concealed(&pens, &coded, &mut lines, &mut cells);
+    let pens = pens.iter().map(|row| oracle_pens::runs(row)).collect();
+    TmuxScreen { cells, lines, cursor, pens }
 }
 
-/// The visible rows, trailing spaces removed, `rows` of them.
-fn capture(server: &Server, rows: u16) -> Vec<String> {
-    let out = server.tmux(&["capture-pane", "-p", "-t", "oracle"]);
+/// A probe that writes `Z` in the default pen on the last column of every
+/// row, after deleting each row's first cell when `shift` (so the last
+/// column's own cell sits before the `Z`). `capture-pane -e` then prints the
+/// blanks before the `Z` with their pens, which it leaves out at a row's end.
+fn marker_probe(columns: u16, rows: u16, shift: bool) -> String {
+    let mut text = String::from("\x1b[0m\x1b[?6l\x1b[4l");
+    for y in 1..=rows {
+        if shift {
+            write!(text, "\x1b[{y};1H\x1b[P").expect("writing to a String cannot fail");
+        }
+        write!(text, "\x1b[{y};{columns}HZ").expect("writing to a String cannot fail");
+    }
+    text
+}
+
+/// The visible rows, trailing spaces removed, `rows` of them; with
+/// `codes`, with the escape sequences of their pens (`capture-pane -e`).
+fn capture(server: &Server, rows: u16, codes: bool) -> Vec<String> {
+    let args: &[&str] =
+        if codes { &["capture-pane", "-p", "-e", "-t", "oracle"] } else { &["capture-pane", "-p", "-t", "oracle"] };
+    let out = server.tmux(args);
     let mut lines: Vec<String> =
         String::from_utf8_lossy(&out.stdout).lines().map(|l| l.trim_end_matches(' ').to_owned()).collect();
     lines.resize(usize::from(rows), String::new());

@@ -5,13 +5,14 @@ use super::super::normalize::{Normalized, Normalizer};
 use super::cells::Emulator;
 use crate::evidence::{ActiveBuffer, RenderedFrame, ScreenLines};
 
-/// Name and version of the emulator, recorded in every capture's manifest.
-/// A unit test keeps it equal to the version in `Cargo.lock`.
-pub const EMULATOR: &str = "avt 0.19.0";
+/// Name and version of the emulator, recorded in every capture's manifest:
+/// avt 0.19.0 with rea's patches (`vendor/avt/REA-PATCHES.md`). A unit test
+/// keeps it equal to the version in `Cargo.lock`.
+pub const EMULATOR: &str = "avt 0.19.0+rea.1";
 /// The emulator's crate name, as `rea doctor` reports it.
 pub const EMULATOR_NAME: &str = "avt";
 /// The emulator's version, as `rea doctor` reports it.
-pub const EMULATOR_VERSION: &str = "0.19.0";
+pub const EMULATOR_VERSION: &str = "0.19.0+rea.1";
 
 /// One rendered state, its exact size when known.
 #[derive(Debug, Clone)]
@@ -163,7 +164,9 @@ impl Screen {
         let mut add = |n: Option<u64>| bytes = bytes.zip(n).map(|(a, b)| a + b);
         let mut lines = ScreenLines::new();
         for line in self.term.terminal().screen().visible_lines() {
-            let text = self.term.resolve(line.text());
+            // What each cell shows (a concealed cell a blank), as avt lays the row out.
+            let shown = line.cells().iter().map(avt::Cell::shown).filter(|c| c.width() != 0);
+            let text = self.term.resolve(shown.map(|c| c.char()).collect());
             let (text, size) = Screen::line(&self.normalizer, self.bound, &text);
             add(size);
             lines.push(&text);

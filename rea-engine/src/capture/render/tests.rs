@@ -75,26 +75,29 @@ fn as_displayed(name: &str, mut screen: TmuxScreen) -> TmuxScreen {
 }
 
 /// A fixture's final screen as checked in (`expected_screens.json`): rows,
-/// cursor `[x, y]`, and per row its non-blank cells as `column:text`
-/// separated by spaces (a cell's text never holds U+0020).
+/// cursor `[x, y]`, per row its non-blank cells as `column:text` separated
+/// by spaces (a cell's text never holds U+0020), and per row the runs of
+/// cells whose pen is not the default, as `first-last:pen`
+/// (`oracle_pens.rs`).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 struct Expected {
     lines: Vec<String>,
     cursor: (u16, u16),
     cells: Vec<String>,
+    pens: Vec<String>,
 }
 
 impl Expected {
-    fn new(lines: Vec<String>, cursor: (u16, u16), cells: &[Vec<(u16, String)>]) -> Expected {
+    fn new(lines: Vec<String>, cursor: (u16, u16), cells: &[Vec<(u16, String)>], pens: Vec<String>) -> Expected {
         let row =
             |cells: &Vec<(u16, String)>| cells.iter().map(|(x, t)| format!("{x}:{t}")).collect::<Vec<_>>().join(" ");
-        Expected { lines, cursor, cells: cells.iter().map(row).collect() }
+        Expected { lines, cursor, cells: cells.iter().map(row).collect(), pens }
     }
 }
 
 impl From<TmuxScreen> for Expected {
     fn from(s: TmuxScreen) -> Expected {
-        Expected::new(s.lines, s.cursor, &s.cells)
+        Expected::new(s.lines, s.cursor, &s.cells, s.pens)
     }
 }
 
@@ -125,7 +128,8 @@ fn rendered(fixture: &Fixture) -> (Expected, Vec<String>) {
     if cursor != (usize::from(last.cursor_x), usize::from(last.cursor_y)) {
         problems.push(format!("  serialized_state puts the cursor at {cursor:?}"));
     }
-    let screen = Expected::new(last.lines.to_vec(), (last.cursor_x, last.cursor_y), &replay.cells());
+    let pens = replay.terminal().screen().visible_lines().map(super::oracle_pens::rea_runs).collect();
+    let screen = Expected::new(last.lines.to_vec(), (last.cursor_x, last.cursor_y), &replay.cells(), pens);
     (screen, problems)
 }
 
@@ -140,6 +144,9 @@ fn differences(want: &Expected, got: &Expected) -> Vec<String> {
     }
     if want.cells != got.cells {
         out.push(format!("  cells: oracle {:?}\n         rendered {:?}", want.cells, got.cells));
+    }
+    if want.pens != got.pens {
+        out.push(format!("  pens: oracle {:?}\n        rendered {:?}", want.pens, got.pens));
     }
     out
 }
