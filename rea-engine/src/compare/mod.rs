@@ -252,7 +252,11 @@ fn truncation_reasons(r: &CaptureRecord, side: &str, dimension: Dimension) -> Ve
             out.push(format!("{side} capture has incomplete filesystem snapshots."));
         }
         Dimension::Process
-            if td.process.truncated && td.process.coverage == crate::evidence::ProcessCoverage::Exact =>
+            if td.process.truncated
+                && matches!(
+                    td.process.coverage,
+                    crate::evidence::ProcessCoverage::Exact | crate::evidence::ProcessCoverage::ExactIncomplete
+                ) =>
         {
             out.push(format!(
                 "{side} capture's process journal reached limits.processes; later processes are missing."
