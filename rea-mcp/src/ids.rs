@@ -72,12 +72,14 @@ impl ExactIds {
 }
 
 /// Whether the id written as `text` comes back as sent: a string that is
-/// not a stand-in, or an integer written as Rust writes an `i64`.
+/// not a stand-in, an integer written as Rust writes an `i64`, or what is
+/// no usable id at all (an object, `null`: it is answered with `null`).
 fn echoed_as_sent(text: &str) -> bool {
-    if text.starts_with('"') {
-        return serde_json::from_str::<String>(text).is_ok_and(|s| !s.starts_with(STAND_IN));
+    match text.as_bytes().first() {
+        Some(b'"') => serde_json::from_str::<String>(text).is_ok_and(|s| !s.starts_with(STAND_IN)),
+        Some(b'-' | b'0'..=b'9') => text.parse::<i64>().is_ok_and(|n| n.to_string() == text),
+        _ => true,
     }
-    text.parse::<i64>().is_ok_and(|n| n.to_string() == text)
 }
 
 /// The bytes of the top-level object's `id` value in `line`, when the
@@ -149,6 +151,8 @@ mod tests {
         for line in [
             r#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#,
             r#"{"id":-9223372036854775808}"#,
+            r#"{"jsonrpc":"2.0","id":{"n":1e30},"method":"ping"}"#,
+            r#"{"id":null}"#,
             r#"{"params":{"id":1e30},"id":"a\u0000"}"#,
             r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
             r#"[{"id":1e30}]"#,

@@ -11,8 +11,9 @@
 //! puts it). Both texts a replay can use are searched: `data`, and
 //! `raw_data` where the chunk has it.
 //!
-//! Which chunks drew the secret's cells is read from a second emulator fed
-//! the same stream with every printed character replaced by a tag naming
+//! Which chunks drew the secret's cells is read, once one shows, from a
+//! second replay of the same stream, every printed character replaced by a
+//! tag naming
 //! its chunk (a code point of the private use planes 15 and 16, one cell
 //! wide like the characters it stands for): the emulator moves a tag
 //! exactly as it moves the character (scrolling, insertion, erasure), so
@@ -162,31 +163,27 @@ fn empty(frame: &mut Frame) {
 impl SecretSet {
     /// Replays `frames` in `view`; the first chunk after which a secret shows.
     fn first_rebuilt(&self, frames: &[Frame], replay: Replay<'_>, view: View) -> Option<Rebuilt> {
-        let (columns, rows) = (usize::from(replay.columns), usize::from(replay.rows));
-        let mut real = Emulator::new(columns, rows, 0);
-        let mut shadow = Emulator::new(columns, rows, 0);
-        let mut tagger = Tagger::default();
-        let mut tagged = String::new();
+        let mut real = Emulator::new(usize::from(replay.columns), usize::from(replay.rows), 0);
         // A resize reflows rows, which can join pieces: the next chunk's
         // end is searched whatever its text.
         let mut resized = false;
-        for step in replay.steps {
+        for (at, step) in replay.steps.iter().enumerate() {
             match *step {
                 ReplayStep::Resize { columns, rows } => {
                     real.resize(usize::from(columns), usize::from(rows));
-                    shadow.resize(usize::from(columns), usize::from(rows));
                     resized = true;
                 }
                 ReplayStep::Frame(i) => {
                     let Some(frame) = frames.get(i) else { continue };
                     let text = view.text(frame);
                     real.feed(text);
-                    tagger.tag(text, i, &mut tagged);
-                    shadow.feed(&tagged);
                     if !std::mem::take(&mut resized) && !self.may_draw(text) {
                         continue;
                     }
                     if let Some((pattern, cells)) = self.on_screen(&real) {
+                        // Only now is the tagged replay made (it cannot take
+                        // the emulator's plain-text fast path).
+                        let shadow = tagged_replay(frames, replay, view, &replay.steps[..=at]);
                         let drawn = cells.iter().filter_map(|&(row, column)| drawer(&shadow, row, column)).collect();
                         return Some(Rebuilt { after: i, pattern, drawn });
                     }
@@ -230,6 +227,25 @@ impl SecretSet {
         covered.dedup();
         Some((m.pattern().as_usize(), covered))
     }
+}
+
+/// The emulator after `steps` of `replay`, every printed character
+/// replaced by its chunk's tag.
+fn tagged_replay(frames: &[Frame], replay: Replay<'_>, view: View, steps: &[ReplayStep]) -> Emulator {
+    let mut shadow = Emulator::new(usize::from(replay.columns), usize::from(replay.rows), 0);
+    let mut tagger = Tagger::default();
+    let mut tagged = String::new();
+    for step in steps {
+        match *step {
+            ReplayStep::Resize { columns, rows } => shadow.resize(usize::from(columns), usize::from(rows)),
+            ReplayStep::Frame(i) => {
+                let Some(frame) = frames.get(i) else { continue };
+                tagger.tag(view.text(frame), i, &mut tagged);
+                shadow.feed(&tagged);
+            }
+        }
+    }
+    shadow
 }
 
 /// The chunk whose tag the shadow's cell at `(row, column)` holds.
