@@ -5,7 +5,8 @@ The program writes each prompt `(p N) ` (in one write, or one byte per
 write with 2 ms pauses), notes the time after its last byte, reads a line
 and notes when it came: the lag is the gap, measured by the program on one
 clock for both drivers. rea waits with `output_contains: "(p N) "`; pexpect
-with `expect_exact("(p N) ")` then `send`. rea holds a satisfied wait until
+with `expect_exact("(p N) ")` then `send`, at its default settings
+(`delaybeforesend` 0.05 s: "pexpect") and without that delay ("pexpect0"). rea holds a satisfied wait until
 the output paused for 30 ms (the burst settle), so its lag is that plus its
 loop; pexpect sends as soon as it has read the match.
 """
@@ -48,15 +49,20 @@ def rea(cwd, mode, out):
     with open(os.path.join(cwd, "s.json"), "w") as f:
         json.dump(scenario, f)
     subprocess.run([REA, "capture-process", "s.json", "--json"], cwd=cwd, stdin=subprocess.DEVNULL,
-                   stdout=subprocess.DEVNULL, check=True)
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
 
 
-def pexpect_run(cwd, mode, out):
+def pexpect_run(cwd, mode, out, delay=0.05):
     child = pexpect.spawn("python3", ["prog.py", mode, out], cwd=cwd, timeout=60)
+    child.delaybeforesend = delay
     for n in range(PROMPTS):
         child.expect_exact(f"(p {n}) ")
         child.send(f"{n}\r")
     child.expect(pexpect.EOF)
+
+
+def pexpect_nodelay(cwd, mode, out):
+    pexpect_run(cwd, mode, out, delay=None)
 
 
 def lags(driver, cwd, mode):
@@ -77,17 +83,19 @@ def main():
             f.write(PROGRAM)
         print(f"# {PROMPTS} prompts x {RUNS} sessions each; lag = prompt end to answer, ms (program's clock)")
         print("# measured on this machine as it is (under load if others run); rea runs its default settings")
-        print(f"{'prompt':<10} {'driver':<8} {'median':>8} {'p99':>8}  ratio to pexpect (median, p99)")
+        print(f"{'prompt':<10} {'driver':<8} {'median':>8} {'p99':>8}")
         for mode in ("whole", "bytes"):
-            got = {"rea": [], "pexpect": []}
+            drivers = {"pexpect": pexpect_run, "pexpect0": pexpect_nodelay, "rea": rea}
+            got = {name: [] for name in drivers}
             for _ in range(RUNS):  # alternately, run by run
-                got["rea"] += lags(rea, cwd, mode)
-                got["pexpect"] += lags(pexpect_run, cwd, mode)
-            base = (statistics.median(got["pexpect"]), p99(got["pexpect"]))
-            for name in ("pexpect", "rea"):
-                m, p = statistics.median(got[name]), p99(got[name])
-                ratio = f"{m / base[0]:.1f}x, {p / base[1]:.1f}x" if name == "rea" else ""
-                print(f"{mode:<10} {name:<8} {m:8.2f} {p:8.2f}  {ratio}")
+                for name, driver in drivers.items():
+                    got[name] += lags(driver, cwd, mode)
+            m = {name: (statistics.median(v), p99(v)) for name, v in got.items()}
+            for name in drivers:
+                print(f"{mode:<10} {name:<8} {m[name][0]:8.2f} {m[name][1]:8.2f}")
+            for peer in ("pexpect", "pexpect0"):
+                r, b = m["rea"], m[peer]
+                print(f"{mode:<10} rea/{peer}: median {r[0] / b[0]:.2f}x, p99 {r[1] / b[1]:.2f}x")
 
 
 main()
