@@ -1,10 +1,13 @@
 """Issue 19 ("Screens are the truth of a terminal"), in one run, each figure
 beside its peer measured in the same run (see bench-screens.sh):
 
-1. 32 MiB of full-screen ANSI redraws (80x24, colours, cursor moves) through
-   the PTY: rea capture-process (default limits: the first megabyte
-   admitted, every byte rendered) beside `script`; wall-time ratio; the
-   capture's final screen checked against the stream's last redraw.
+1. 32 MiB of each redraw shape of ci/bench_shapes.py (80x24: full clear;
+   home + overwrite + ESC[K; scroll region with IL/DL; 256/true-colour SGR;
+   wide characters) and of a recorded vim session (ci/streams/vim-scroll.bin,
+   concatenated) through the PTY with `cat`: rea capture-process (default
+   limits: the first megabyte admitted, every byte rendered) beside
+   `script`; wall-time ratio (target <= 1.11); the capture's final screen
+   checked against the shape's last redraw (tmux's screen for the session).
 2. The renderer alone on the same stream, fed as a capture feeds it
    (screens-render), beside the PTY drain rate (`script` on the stream).
 3. 256 MiB of plain output: throughput ratio to `script`.
@@ -21,29 +24,13 @@ import sys
 import tempfile
 import time
 
+from bench_shapes import SHAPES, recorded
 from bench_timing import peak_rss_mib
 
 REA, RENDER = sys.argv[1], sys.argv[2]
 RUNS = int(os.environ.get("BENCH_RUNS", "5"))
 COLUMNS, ROWS = 80, 24
-
-
-def redraws(path, size):
-    """Full-screen redraws until `size` bytes; returns the last screen's rows."""
-    n, written = 0, 0
-    with open(path, "w") as f:
-        while written < size:
-            rows = []
-            parts = ["\x1b[H\x1b[2J"]
-            for r in range(ROWS):
-                text = f"frame {n:06d} row {r:02d} " + "abcdefghij" * 5
-                rows.append(text[:COLUMNS])
-                parts.append(f"\x1b[{r + 1};1H\x1b[3{r % 8};1m{text[:COLUMNS]}\x1b[0m")
-            chunk = "".join(parts)
-            f.write(chunk)
-            written += len(chunk)
-            n += 1
-    return rows
+SESSION = os.path.join(os.path.dirname(os.path.abspath(__file__)), "streams", "vim-scroll.bin")
 
 
 def wall(cmd, cwd, out=subprocess.DEVNULL):
@@ -72,21 +59,29 @@ def scenario(cwd, name, command):
 
 def main():
     with tempfile.TemporaryDirectory(prefix="rea-bench-screens-") as cwd:
-        stream = os.path.join(cwd, "redraws.txt")
-        last = redraws(stream, 32 * 1024 * 1024)
-        size = os.path.getsize(stream)
-        rea = scenario(cwd, "redraws.json", f"cat {stream}")
-        script = ["script", "-qec", f"cat {stream}", "/dev/null"]
-        _, out = wall(rea, cwd, subprocess.PIPE)
-        record = json.loads(out)["normalized_result"]
-        final = record["rendered_frames"][-1]["lines"]
-        true_final = final == last
-        rw, sw = interleaved(rea, script, cwd, RUNS)
-        print(f"32 MiB of full-screen ANSI redraws ({size} bytes, {RUNS} runs): rea {rw:.3f} s ({size/rw/1e6:.1f} MB/s), "
-              f"script {sw:.3f} s ({size/sw/1e6:.1f} MB/s), rea/script {rw/sw:.2f}x (target <= 1.11); "
-              f"final screen true: {true_final}")
-        if not true_final:
-            print(f"  final screen rows: {final[:2]} ... expected {last[:2]} ...")
+        shapes = SHAPES + [("recorded vim session (ci/streams/vim-scroll.bin)",
+                            lambda path, size: recorded(path, size, SESSION))]
+        stream = rea = None
+        for k, (name, make) in enumerate(shapes):
+            path = os.path.join(cwd, f"shape{k}.txt")
+            last = make(path, 32 * 1024 * 1024)
+            size = os.path.getsize(path)
+            cmd = scenario(cwd, f"shape{k}.json", f"cat {path}")
+            _, out = wall(cmd, cwd, subprocess.PIPE)
+            final = json.loads(out)["normalized_result"]["rendered_frames"][-1]["lines"]
+            true_final = final == last
+            rw, sw = interleaved(cmd, ["script", "-qec", f"cat {path}", "/dev/null"], cwd, RUNS)
+            print(f"32 MiB, {name} ({size} bytes, {RUNS} runs): rea {rw:.3f} s ({size/rw/1e6:.1f} MB/s), "
+                  f"script {sw:.3f} s ({size/sw/1e6:.1f} MB/s), rea/script {rw/sw:.2f}x (target <= 1.11); "
+                  f"final screen true: {true_final}")
+            if not true_final:
+                wrong = [i for i, (a, b) in enumerate(zip(final, last)) if a != b]
+                print(f"  rows differ at {wrong[:5]}: {[final[i] for i in wrong[:2]]} expected {[last[i] for i in wrong[:2]]}")
+            if k == 0:
+                stream, rea, drain = path, cmd, (size, sw)
+            else:
+                os.remove(path)
+        size, sw = drain
 
         rates, avt_rates = [], []
         for _ in range(RUNS):

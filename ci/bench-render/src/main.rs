@@ -6,6 +6,13 @@ mod fixtures;
 #[path = "../../../rea-engine/src/capture/render/oracle.rs"]
 #[allow(dead_code)]
 mod oracle;
+#[path = "../../../rea-engine/src/capture/render/oracle_pens.rs"]
+#[allow(dead_code)]
+mod oracle_pens;
+/// Where `oracle_pens.rs` finds the wrapper, as in the engine.
+mod emulator {
+    pub(crate) use super::cells;
+}
 #[path = "../../../rea-engine/src/emulator/cells.rs"]
 #[allow(dead_code)]
 mod cells;
@@ -37,11 +44,12 @@ fn push_cell(row: &mut Vec<(u16, String)>, x: usize, mut text: String) {
 
 /// A final screen in the oracle's terms (cursor on the last column while a wrap is pending).
 fn screen(lines: Vec<String>, rows: usize, (x, y): (usize, usize), columns: usize, cells: Cells) -> TmuxScreen {
-    TmuxScreen { lines: trim(lines, rows), cursor: (x.min(columns - 1) as u16, y as u16), cells }
+    // Pens are compared by the engine's test only (render/tests.rs).
+    TmuxScreen { lines: trim(lines, rows), cursor: (x.min(columns - 1) as u16, y as u16), cells, pens: Vec::new() }
 }
 
-fn avt_cells(t: &avt::Terminal) -> Cells {
-    let row = |l: &avt::Line| {
+fn avt_cells(t: &avt_published::Terminal) -> Cells {
+    let row = |l: &avt_published::Line| {
         let mut out = Vec::new();
         for (x, c) in l.cells().iter().enumerate().filter(|(_, c)| c.width() != 0) {
             push_cell(&mut out, x, c.char().to_string());
@@ -52,7 +60,7 @@ fn avt_cells(t: &avt::Terminal) -> Cells {
 }
 
 fn avt_run(f: &Fixture) -> TmuxScreen {
-    let mut t = avt::Terminal::with_scrollback(f.columns as usize, f.rows as usize, Some(1000)).unwrap();
+    let mut t = avt_published::Terminal::with_scrollback(f.columns as usize, f.rows as usize, Some(1000)).unwrap();
     for s in f.steps {
         match *s {
             Step::Feed(b) => t.feed(b),

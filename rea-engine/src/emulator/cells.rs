@@ -359,12 +359,16 @@ impl Emulator {
         if self.joiner && run.iter().any(|&b| b >= 0x20) {
             self.joiner = false;
         }
-        let function = |b: u8| match b {
-            b'\r' => Function::Cr,
-            b'\n' => Function::Lf,
-            b => Function::Print(char::from(b)),
-        };
-        self.term.execute(run.iter().map(|&b| function(b)));
+        // Each stretch of printable ASCII is printed a row's cells at a time
+        // (`avt::Terminal::print_ascii`, vendored); CR and LF are executed.
+        let mut rest = run;
+        while !rest.is_empty() {
+            let text = memchr::memchr2(b'\r', b'\n', rest).unwrap_or(rest.len());
+            self.term.print_ascii(&rest[..text]);
+            let Some(&control) = rest.get(text) else { break };
+            self.term.execute(if control == b'\r' { Function::Cr } else { Function::Lf });
+            rest = &rest[text + 1..];
+        }
         self.last_ascii = run.last().filter(|b| b.is_ascii_graphic() || **b == b' ').map(|&b| char::from(b));
     }
 

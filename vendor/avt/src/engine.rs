@@ -715,6 +715,28 @@ impl Engine {
         observer.dirty(self.cursor.row..self.cursor.row + 1);
     }
 
+    /// rea patch: prints the longest prefix of `text` (printable ASCII) that
+    /// fits before the row's end exactly as `print` of each byte would, when
+    /// that needs no wrap, no insert mode, no character set and cuts no wide
+    /// character; returns the bytes printed (0: print the next one the
+    /// general way).
+    pub(crate) fn print_ascii_fast(&mut self, text: &[u8]) -> usize {
+        let ascii = self.charsets[self.active_charset] == Charset::Ascii;
+        if self.insert_mode || !ascii || self.cursor.col >= self.cols {
+            return 0;
+        }
+        let n = text.len().min(self.cols - self.cursor.col);
+        let (col, row, pen) = (self.cursor.col, self.cursor.row, self.pen);
+        if !self.active_buffer_mut()[row].print_ascii(col, &text[..n], pen) {
+            return 0;
+        }
+        self.cursor.col += n;
+        if self.cursor.col == self.cols && !self.auto_wrap_mode {
+            self.cursor.col = self.cols - 1;
+        }
+        n
+    }
+
     fn try_print(&mut self, ch: char) -> Option<usize> {
         if self.cursor.col >= self.cols {
             return None;

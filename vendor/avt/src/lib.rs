@@ -169,6 +169,22 @@ impl Terminal {
         observer.end(&mut Observation::new(self))
     }
 
+    /// rea patch: executes `Function::Print` of every byte of `text`
+    /// (printable ASCII, 0x20..=0x7e), the cells of a row written at once
+    /// where no wrap, insert mode, character set or wide character is involved.
+    pub fn print_ascii(&mut self, mut text: &[u8]) {
+        while let Some(&first) = text.first() {
+            debug_assert!((0x20..=0x7e).contains(&first));
+            let n = self.engine.print_ascii_fast(text);
+            if n > 0 {
+                text = &text[n..];
+                continue;
+            }
+            self.execute(crate::parser::Function::Print(char::from(first)));
+            text = &text[1..];
+        }
+    }
+
     /// Changes the virtual terminal's dimensions. Dimensions are clamped to at
     /// least one. The primary screen reflows even while the alternate screen is
     /// active. The alternate screen clips or pads rows without reflow,

@@ -165,6 +165,25 @@ impl Line {
         Some(char_width.as_usize())
     }
 
+    /// rea patch: prints `text` (printable ASCII, at most the row's end)
+    /// from `col` in `pen`, as one `print` per byte would, when no wide
+    /// character is cut at either end; returns false (printing nothing)
+    /// when one is.
+    pub(crate) fn print_ascii(&mut self, col: usize, text: &[u8], pen: Pen) -> bool {
+        let end = col + text.len();
+        let cut = |cell: &Cell, edge: Occupancy| cell.occupancy() == edge;
+        if text.is_empty()
+            || cut(&self.cells[col], Occupancy::WideTail)
+            || cut(&self.cells[end - 1], Occupancy::WideHead)
+        {
+            return false;
+        }
+        for (cell, &b) in self.cells[col..end].iter_mut().zip(text) {
+            *cell = Cell::new(char::from(b), Occupancy::Single, pen);
+        }
+        true
+    }
+
     pub(crate) fn shift_right(&mut self, col: usize, n: usize, pen: Pen) {
         let col = col.min(self.len() - 1);
         let width = self.len();
