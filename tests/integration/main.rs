@@ -17,6 +17,7 @@ mod filesystem;
 mod keeper;
 mod lost_output;
 mod mcp;
+mod record_scenario;
 mod redaction;
 mod rendered_terminal;
 mod sandbox;
