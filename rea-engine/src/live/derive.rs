@@ -87,9 +87,12 @@ fn unshown(data: &str, later: &[LiveNote], tail: &str) -> bool {
 
 /// The wait of a note's event, and when it held live (ms after launch).
 fn wait_of(note: &LiveNote, policy: &DerivePolicy) -> (WaitFor, u64) {
-    let (condition, held) = match &note.wait_used {
-        Some((wait_for, at)) => (wait_for.condition.clone(), *at),
-        None => derived_condition(note),
+    let (condition, held) = match (&note.wait_used, &note.kind) {
+        (Some((wait_for, at)), _) => (wait_for.condition.clone(), *at),
+        // A program busy drawing may take a resize only once it reads the
+        // terminal again: a resize waits for the quiet it came after.
+        (None, NoteKind::Resize { .. }) => quiet_before(note),
+        (None, NoteKind::Input { .. }) => derived_condition(note),
     };
     let timeout_ms = match (policy, &note.wait_used) {
         (_, Some((wait_for, _))) => wait_for.timeout_ms,
@@ -122,7 +125,14 @@ fn derived_condition(note: &LiveNote) -> (WaitCondition, u64) {
         };
         return (condition, read.unwrap_or(last_output).max(note.since_ms));
     }
-    let quiet_from = if output.is_empty() { note.since_ms } else { last_output };
+    quiet_before(note)
+}
+
+/// The quiet before the note's event (at most [`MAX_DERIVED_QUIET_MS`]),
+/// and when it held.
+fn quiet_before(note: &LiveNote) -> (WaitCondition, u64) {
+    let last_output = note.last_output_ms.unwrap_or(note.since_ms).max(note.since_ms);
+    let quiet_from = if note.output_before.is_empty() { note.since_ms } else { last_output };
     let quiet = note.dispatched_ms.saturating_sub(quiet_from).clamp(1, MAX_DERIVED_QUIET_MS);
     (WaitCondition::QuietMs(quiet), quiet_from + quiet)
 }
