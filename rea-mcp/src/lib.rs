@@ -16,6 +16,7 @@ mod compare;
 mod errors;
 mod export;
 mod fault;
+mod live;
 mod reply;
 mod server;
 mod session;
@@ -47,6 +48,7 @@ pub fn serve(host: Host, build: BuildInfo) -> ExitCode {
     // retry whatever cleanup is still pending.
     session.end();
     runtime.shutdown_timeout(SHUTDOWN_GRACE);
+    live::tools::end_all(&session);
     let still_pending = session.drain_pending();
     if still_pending > 0 {
         eprintln!(

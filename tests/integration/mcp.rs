@@ -178,6 +178,26 @@ fn raw_json_rpc_initialize_and_tool_schemas() {
     assert_eq!(tools[2]["annotations"]["readOnlyHint"], true);
     assert_eq!(tools[3]["name"], "run_suite");
     assert_eq!(tools[3]["annotations"]["readOnlyHint"], false);
+    let live: Vec<(&str, bool)> = tools.as_array().unwrap()[4..]
+        .iter()
+        .map(|t| (t["name"].as_str().unwrap(), t["annotations"]["readOnlyHint"] == true))
+        .collect();
+    assert_eq!(
+        live,
+        [
+            ("start_session", false),
+            ("send_input", false),
+            ("resize", false),
+            ("wait_for", true),
+            ("read_screen", true),
+            ("stop_session", false)
+        ]
+    );
+    assert_eq!(tools[4]["inputSchema"]["properties"]["scenario"]["$ref"], "#/$defs/Scenario");
+    let unknown =
+        server.call(4, "tools/call", json!({"name": "read_screen", "arguments": {"session_id": "session-7"}}));
+    assert_eq!(unknown["result"]["isError"], true, "{unknown}");
+    assert_eq!(unknown["result"]["structuredContent"]["code"], "unknown_session", "{unknown}");
     // An unknown resource is a protocol error naming the URI.
     let missing = server.call(3, "resources/read", json!({"uri": "rea://evidence/ev_x"}));
     assert!(missing["error"]["message"].as_str().unwrap().contains("rea://evidence/ev_x"), "{missing}");
@@ -352,7 +372,7 @@ fn capture_paths_that_are_not_regular_files_are_refused_at_once() {
         assert_eq!(doc["code"], "input_not_regular_file", "{doc}");
         assert!(doc["message"].as_str().unwrap().contains(&format!("{path} is not a regular file")), "{doc}");
     }
-    assert_eq!(listed["result"]["tools"].as_array().map(Vec::len), Some(4), "{listed}");
+    assert_eq!(listed["result"]["tools"].as_array().map(Vec::len), Some(10), "{listed}");
     assert!(status.success(), "rea mcp exited with {status}");
 }
 
