@@ -17,6 +17,7 @@ mod filesystem;
 mod keeper;
 mod lost_output;
 mod mcp;
+mod mcp_sessions;
 mod redaction;
 mod rendered_terminal;
 mod sandbox;

@@ -209,7 +209,7 @@ fn raw_json_rpc_initialize_and_tool_schemas() {
 
 /// PIDs whose environment carries `REA_TEST_MARK=<mark>`.
 #[cfg(not(feature = "force-stub"))]
-fn marked_processes(mark: &str) -> Vec<u32> {
+pub(crate) fn marked_processes(mark: &str) -> Vec<u32> {
     let needle = format!("REA_TEST_MARK={mark}");
     let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
     entries

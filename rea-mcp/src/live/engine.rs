@@ -5,6 +5,8 @@
 
 use rea_engine::capture::{Cancellation, CaptureError, CaptureRequest};
 
+use super::StopError;
+
 use super::Live;
 use crate::session::Session;
 
@@ -13,6 +15,6 @@ pub(crate) fn start(
     _session: &Session,
     _request: CaptureRequest,
     _cancellation: Cancellation,
-) -> Result<Box<dyn Live>, CaptureError> {
-    Err(CaptureError::Unsupported { reason: "this build of rea has no live-session engine" })
+) -> Result<Box<dyn Live>, StopError> {
+    Err(StopError::Capture(CaptureError::Unsupported { reason: "this build of rea has no live-session engine" }))
 }

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use rea_engine::BuildInfo;
 use rea_engine::UserError;
 use rea_engine::capture::progress::NullProgress;
-use rea_engine::capture::{Cancellation, CaptureError, CaptureRequest, capture};
+use rea_engine::capture::{Cancellation, CaptureRequest, capture};
 use rea_engine::evidence::WaitFor;
 use rea_engine::host::ExitStatus;
 use rea_engine::scenario::{Event, Scenario};
@@ -63,7 +63,7 @@ impl Live for FakeLive {
     fn read_screen(&mut self) -> Result<Screen, Box<dyn UserError + Send>> {
         Ok(screen(&self.output))
     }
-    fn stop(self: Box<Self>, mode: StopMode) -> Result<Stopped, CaptureError> {
+    fn stop(self: Box<Self>, mode: StopMode) -> Result<Stopped, super::StopError> {
         self.log.lock().unwrap().stopped = Some(mode);
         let world = FakeWorld::new();
         world.exit(ExitStatus::Code(0));
@@ -71,7 +71,8 @@ impl Live for FakeLive {
         let resolved =
             rea_engine::testing::resolve(dir.path(), serde_json::json!({"executable": "sh", "settle_ms": 0}));
         let request = CaptureRequest::new(resolved, Vec::new(), BUILD);
-        let evidence = capture(&world.host(), request, Cancellation::none(), Arc::new(NullProgress))?;
+        let evidence = capture(&world.host(), request, Cancellation::none(), Arc::new(NullProgress))
+            .map_err(super::StopError::Capture)?;
         let mut scenario = self.scenario;
         scenario.events = self.events;
         Ok(Stopped { scenario, evidence })

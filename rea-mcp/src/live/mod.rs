@@ -63,6 +63,18 @@ pub(crate) enum StopMode {
     AwaitExit,
 }
 
+/// Why a call on a session failed: a user error, as its document says.
+pub(crate) type Failure = Box<dyn rea_engine::UserError + Send>;
+
+/// Why a session could not start or stop: a capture error (a cleanup that
+/// could not be verified stays with the server for retries), or another.
+#[derive(Debug)]
+pub(crate) enum StopError {
+    Capture(rea_engine::capture::CaptureError),
+    #[allow(dead_code, reason = "until the engine adapter is wired")]
+    Other(Failure),
+}
+
 /// One live session of the engine, as the tools drive it. Every method
 /// blocks (call it from a blocking thread); errors are the engine's user
 /// errors, projected to error documents by the caller.
@@ -72,15 +84,15 @@ pub(crate) trait Live: Send {
     /// Writes `data` to the terminal: redacted everywhere when `sensitive`
     /// is true; when it is absent, redacted if the terminal's echo was off
     /// and the program never showed it (a password prompt).
-    fn send_input(&mut self, data: &str, sensitive: Option<bool>) -> Result<(), Box<dyn rea_engine::UserError + Send>>;
+    fn send_input(&mut self, data: &str, sensitive: Option<bool>) -> Result<(), Failure>;
     /// Changes the terminal's size.
-    fn resize(&mut self, columns: u16, rows: u16) -> Result<(), Box<dyn rea_engine::UserError + Send>>;
+    fn resize(&mut self, columns: u16, rows: u16) -> Result<(), Failure>;
     /// Waits until `wait` holds or its timeout passes.
-    fn wait_for(&mut self, wait: &WaitFor) -> Result<Waited, Box<dyn rea_engine::UserError + Send>>;
+    fn wait_for(&mut self, wait: &WaitFor) -> Result<Waited, Failure>;
     /// The current screen, without waiting.
-    fn read_screen(&mut self) -> Result<Screen, Box<dyn rea_engine::UserError + Send>>;
+    fn read_screen(&mut self) -> Result<Screen, Failure>;
     /// Ends the session as `mode` says and seals its capture.
-    fn stop(self: Box<Self>, mode: StopMode) -> Result<Stopped, rea_engine::capture::CaptureError>;
+    fn stop(self: Box<Self>, mode: StopMode) -> Result<Stopped, StopError>;
 }
 
 /// One listing entry.

@@ -12,7 +12,7 @@ use rea_engine::{ErrorDocument, UserError};
 use rmcp::model::CallToolResult;
 use serde_json::{Value, json};
 
-use super::{Live, args};
+use super::{Failure, Live, StopError, args};
 use crate::capture::Internal;
 use crate::errors::CleanupPendingError;
 use crate::reply;
@@ -30,7 +30,7 @@ pub(crate) const TOOLS: [&str; 6] = [START, INPUT, RESIZE, WAIT, SCREEN, STOP];
 
 /// Starts the engine's live session of a prepared request. The server's is
 /// [`crate::live::engine`]; tests pass a fake.
-pub(crate) type Starter = dyn Fn(&Session, rea_engine::capture::CaptureRequest, Cancellation) -> Result<Box<dyn Live>, CaptureError>
+pub(crate) type Starter = dyn Fn(&Session, rea_engine::capture::CaptureRequest, Cancellation) -> Result<Box<dyn Live>, StopError>
     + Send
     + Sync;
 
@@ -84,8 +84,6 @@ pub(crate) fn call(session: &Session, tool: &'static str, arguments: &Value) -> 
     }
 }
 
-type Failure = Box<dyn UserError + Send>;
-
 fn boxed(e: impl UserError + Send + 'static) -> Failure {
     Box::new(e)
 }
@@ -134,8 +132,13 @@ fn start(session: &Session, arguments: &Value) -> CallToolResult {
     }
 }
 
-/// A capture error as the reply; a failed cleanup stays with the server.
-fn capture_failure(session: &Session, e: CaptureError) -> CallToolResult {
+/// A start or stop failure as the reply; a failed cleanup stays with the
+/// server.
+fn capture_failure(session: &Session, e: StopError) -> CallToolResult {
+    let e = match e {
+        StopError::Other(e) => return reply::error(e.as_ref()),
+        StopError::Capture(e) => e,
+    };
     if let CaptureError::CleanupIncomplete { .. } = e {
         let doc = ErrorDocument::from_error(&e);
         session.keep_pending(e);
@@ -158,7 +161,11 @@ fn stop(session: &Session, id: &str, arguments: &Value) -> CallToolResult {
     };
     let stopped = match live.stop(mode) {
         Ok(stopped) => stopped,
-        Err(e) => return capture_failure(session, rea_engine::capture::retry_failed_cleanup(&session.host, e)),
+        Err(StopError::Capture(e)) => {
+            let e = rea_engine::capture::retry_failed_cleanup(&session.host, e);
+            return capture_failure(session, StopError::Capture(e));
+        }
+        Err(e) => return capture_failure(session, e),
     };
     let (scenario, redacted) = redacted(stopped.scenario);
     let scenario = match serde_json::to_value(&scenario) {
@@ -190,12 +197,16 @@ pub(crate) const END_ALL_STOP: super::StopMode = super::StopMode::End;
 /// outlives the server; their captures are not recorded.
 pub(crate) fn end_all(session: &Session) {
     for (id, live) in session.live.take_all() {
-        if let Err(e) = live.stop(END_ALL_STOP) {
-            let e = rea_engine::capture::retry_failed_cleanup(&session.host, e);
-            eprintln!("rea mcp: live session {id} ended with an error at server end: {e}");
-            if let CaptureError::CleanupIncomplete { .. } = e {
-                session.keep_pending(e);
+        match live.stop(END_ALL_STOP) {
+            Ok(_) => {}
+            Err(StopError::Capture(e)) => {
+                let e = rea_engine::capture::retry_failed_cleanup(&session.host, e);
+                eprintln!("rea mcp: live session {id} ended with an error at server end: {e}");
+                if let CaptureError::CleanupIncomplete { .. } = e {
+                    session.keep_pending(e);
+                }
             }
+            Err(StopError::Other(e)) => eprintln!("rea mcp: live session {id} ended with an error at server end: {e}"),
         }
     }
 }
