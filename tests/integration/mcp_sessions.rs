@@ -42,6 +42,7 @@ fn drive(mode: &str, work: &Path, extra: &[&str]) -> Option<Value> {
 /// replayed with `rea capture-process`, compares unchanged in terminal,
 /// interaction and exit with its session's capture: 10 of 10.
 #[test]
+#[ignore = "needs the engine's live session (branch live), not merged yet"]
 fn agents_explore_python_and_bc_and_every_returned_scenario_replays_unchanged() {
     let work = tempfile::tempdir().unwrap();
     let Some(summary) = drive("explore", work.path(), &["--rounds", "5"]) else { return };
@@ -52,6 +53,7 @@ fn agents_explore_python_and_bc_and_every_returned_scenario_replays_unchanged() 
 /// A password typed as a sensitive input at a prompt with the echo off is in
 /// no reply (checked by the client), no file and not on the server's stderr.
 #[test]
+#[ignore = "needs the engine's live session (branch live), not merged yet"]
 fn a_sensitive_session_input_is_in_no_reply_file_or_log() {
     const SECRET: &str = "Live-s3cret-W4";
     let work = tempfile::tempdir().unwrap();
@@ -66,6 +68,7 @@ fn a_sensitive_session_input_is_in_no_reply_file_or_log() {
 /// session and no temporary root remain (the client measures; checked again
 /// here).
 #[test]
+#[ignore = "needs the engine's live session (branch live), not merged yet"]
 fn a_server_killed_mid_session_leaves_no_process_and_no_temporary_root() {
     let mark = format!("live-kill-{}-{}", std::process::id(), line!());
     let work = tempfile::tempdir().unwrap();
