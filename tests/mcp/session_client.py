@@ -38,6 +38,7 @@ PROGRAMS = {
 }
 SESSION_LIMITS = {"timeout_ms": 120_000, "idle_timeout_ms": 60_000}
 MAX_SESSIONS = 8
+SERVER_PATH = "/usr/bin:/bin"
 
 
 def structured(result):
@@ -118,7 +119,9 @@ def replay(rea, workdir, index, scenario):
     path.write_text(json.dumps(scenario))
     out = Path(workdir) / f"replay-{index}.capture.json"
     with open(out, "wb") as f:
-        done = subprocess.run([rea, "capture-process", str(path), "--json"], stdout=f, stderr=subprocess.PIPE, cwd=workdir, timeout=300)
+        # The server's environment: the same programs on PATH.
+        env = {"TMPDIR": str(Path(workdir) / "tmp"), "PATH": SERVER_PATH}
+        done = subprocess.run([rea, "capture-process", str(path), "--json"], stdout=f, stderr=subprocess.PIPE, cwd=workdir, env=env, timeout=300)
     assert done.returncode == 0, f"replay {index} failed: {done.stderr.decode()[-2000:]}"
     return str(out)
 
@@ -252,7 +255,7 @@ MODES = {"explore": mode_explore, "secret": mode_secret, "kill": mode_kill}
 async def main(args):
     tmp = Path(args.workdir) / "tmp"
     tmp.mkdir(exist_ok=True)
-    env = {"TMPDIR": str(tmp), "PATH": "/usr/bin:/bin"}
+    env = {"TMPDIR": str(tmp), "PATH": SERVER_PATH}
     server = StdioServerParameters(command=args.rea, args=["mcp"], env=env, cwd=args.workdir)
     summary = None
     with open(Path(args.workdir) / "server.stderr", "w") as errlog:
