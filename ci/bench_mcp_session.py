@@ -25,6 +25,8 @@ async def main():
     env = {"TMPDIR": work, "PATH": "/usr/bin:/bin"}
     server = StdioServerParameters(command=REA, args=["mcp"], env=env, cwd=work)
     peer = pexpect.spawn("cat", encoding="utf-8", env=env)
+    # pexpect sleeps 50 ms before each send by default; the peer is timed without it.
+    peer.delaybeforesend = None
     mcp_ms, peer_ms = [], []
     async with stdio_client(server, errlog=open(os.devnull, "w")) as (read, write):
         async with ClientSession(read, write) as session:
