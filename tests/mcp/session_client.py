@@ -71,6 +71,9 @@ def tagged(name, tag):
     return f"{n}*3 /* {tag} */\r", str(n * 3)
 
 
+session_workdir = "."
+
+
 async def explore(session, name, tag, replies):
     """One agent-like exploration; returns what stop_session returned."""
     scenario, prompt, steps, quit_ = PROGRAMS[name]
@@ -111,6 +114,9 @@ async def explore(session, name, tag, replies):
     inputs = [e for e in stopped["scenario"]["events"] if e["type"] == "input"]
     assert len(inputs) == len(steps) + 2, stopped["scenario"]["events"]
     assert all("wait_for" in e for e in inputs), inputs
+    # The session's capture, kept beside its replay for whoever reads a failure.
+    record = (await session.read_resource(stopped["evidence_uri"])).contents[0].text
+    (Path(session_workdir) / f"{sid}.capture.json").write_text(record)
     return {"name": name, "tag": tag, "session_id": sid, "stopped": stopped, "screen": shown}
 
 
@@ -127,6 +133,8 @@ def replay(rea, workdir, index, scenario):
 
 
 async def mode_explore(session, args):
+    global session_workdir
+    session_workdir = args.workdir
     replies = []
     tags = [(name, f"TAG{name.upper()}{i}") for i in range(args.rounds) for name in PROGRAMS]
     results = [None] * len(tags)
