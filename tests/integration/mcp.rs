@@ -95,8 +95,8 @@ fn python_sdk_on_the_stub_build_compares_and_is_refused_capture() {
 }
 
 /// `rea mcp` on pipes, initialized, with every stdout line it wrote kept.
-struct Server {
-    child: std::process::Child,
+pub(crate) struct Server {
+    pub(crate) child: std::process::Child,
     stdin: Option<std::process::ChildStdin>,
     stdout: BufReader<std::process::ChildStdout>,
     wire: Vec<u8>,
@@ -105,7 +105,7 @@ struct Server {
 impl Server {
     /// Starts `rea mcp` (in `dir`, with `dir/tmp` as TMPDIR, when given),
     /// initializes the session and returns the initialize response.
-    fn start(dir: Option<&Path>) -> (Server, Value) {
+    pub(crate) fn start(dir: Option<&Path>) -> (Server, Value) {
         let mut command = Command::new(rea_bin());
         command.arg("mcp").stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
         if let Some(dir) = dir {
@@ -136,7 +136,7 @@ impl Server {
     }
 
     /// Sends a request and reads until its response.
-    fn call(&mut self, id: u64, method: &str, params: Value) -> Value {
+    pub(crate) fn call(&mut self, id: u64, method: &str, params: Value) -> Value {
         self.request(id, method, params);
         self.response(id)
     }
@@ -156,7 +156,7 @@ impl Server {
     }
 
     /// Closes stdin, which ends the session.
-    fn close(&mut self) {
+    pub(crate) fn close(&mut self) {
         self.stdin = None;
     }
 }

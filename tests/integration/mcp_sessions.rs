@@ -78,3 +78,38 @@ fn a_server_killed_mid_session_leaves_no_process_and_no_temporary_root() {
     let roots: Vec<_> = std::fs::read_dir(work.path().join("tmp")).unwrap().collect();
     assert!(roots.is_empty(), "temporary roots remain: {roots:?}");
 }
+
+/// Closing stdin ends the server: its running sessions are stopped, nothing
+/// they started remains, and rea exits 0.
+#[test]
+#[ignore = "needs the engine's live session (branch live), not merged yet"]
+fn server_end_stops_running_sessions_and_leaves_no_process() {
+    use serde_json::json;
+    use std::time::Duration;
+    let mark = format!("live-end-{}-{}", std::process::id(), line!());
+    let work = tempfile::tempdir().unwrap();
+    let (mut server, _) = crate::mcp::Server::start(Some(work.path()));
+    for id in [2, 3] {
+        let scenario = json!({"executable": "sh", "arguments": ["-c", "sleep 600 & sleep 600; wait"],
+            "environment": {"REA_TEST_MARK": mark}, "timeout_ms": 600_000, "idle_timeout_ms": 600_000});
+        let started =
+            server.call(id, "tools/call", json!({"name": "start_session", "arguments": {"scenario": scenario}}));
+        assert_eq!(started["result"]["isError"], false, "{started}");
+    }
+    assert!(
+        crate::util::wait_for(Duration::from_secs(30), || crate::mcp::marked_processes(&mark).len() >= 4),
+        "the sessions' processes never ran"
+    );
+    server.close();
+    let child = &mut server.child;
+    let exited = crate::util::wait_for(Duration::from_secs(60), || child.try_wait().unwrap().is_some());
+    if !exited {
+        let _ = child.kill();
+    }
+    assert!(exited, "rea mcp did not exit after stdin closed");
+    assert!(child.wait().unwrap().success());
+    let left = crate::mcp::marked_processes(&mark);
+    assert!(left.is_empty(), "processes of the sessions remain: {left:?}");
+    let roots: Vec<_> = std::fs::read_dir(work.path().join("tmp")).unwrap().collect();
+    assert!(roots.is_empty(), "temporary roots remain: {roots:?}");
+}
