@@ -101,6 +101,23 @@ Examples:
   rea run-suite suite.json --partition 2/3 --out part-2 --junit part-2.xml")]
     RunSuite(RunSuiteArgs),
 
+    /// Run a program with your terminal bridged to it and write the session as a scenario.
+    #[command(after_help = "\
+Everything you type goes to PROGRAM as you type it; its output is shown as it
+comes; resizing your terminal resizes its terminal (unless --size fixes it).
+When PROGRAM exits, OUT.json is written: a scenario whose events are your keys,
+each run of keys typed before the program answered one input event, waiting
+for what the program showed before you typed (the text before the cursor, on
+the output since the previous event; a quiet time when there was none). Keys
+typed while the terminal's echo was off and never shown (a password at a
+`read -s` prompt) are `sensitive: true`, and OUT.json is then created 0600.
+Deadlines and waits' timeouts are written generously (see docs/formats.md).
+
+  rea record-scenario session.json --capture live.json -- python3 -q
+  rea capture-process session.json --json > replay.json
+  rea compare-process-captures live.json replay.json")]
+    RecordScenario(RecordScenarioArgs),
+
     /// Merge the outputs of a suite's partitions into one suite record.
     #[command(after_help = "\
 Each DIR is the --out directory of `rea run-suite SUITE --partition K/N`; every
@@ -179,6 +196,50 @@ pub(crate) struct CaptureProcessArgs {
     pub(crate) scenario: PathBuf,
     #[command(flatten)]
     pub(crate) format: FormatArgs,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct RecordScenarioArgs {
+    /// Where to write the scenario (JSON).
+    pub(crate) out: PathBuf,
+    /// Also write the live session's capture (JSON) here, committed as a
+    /// capture of the written scenario.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) capture: Option<PathBuf>,
+    /// A scenario whose working directory, environment, observation paths,
+    /// terminal settings, limits and deadlines the written one starts from
+    /// (its executable, arguments and events are replaced).
+    #[arg(long, value_name = "BASE.json")]
+    pub(crate) from: Option<PathBuf>,
+    /// The program's terminal size instead of your terminal's.
+    #[arg(long, value_name = "COLSxROWS", value_parser = parse_size)]
+    pub(crate) size: Option<(u16, u16)>,
+    /// The program to run.
+    #[arg(last = true, required = true, num_args = 1.., value_name = "PROGRAM [ARGS]...")]
+    pub(crate) command: Vec<String>,
+}
+
+impl RecordScenarioArgs {
+    /// The program.
+    pub(crate) fn program(&self) -> &str {
+        self.command.first().map_or("", String::as_str)
+    }
+
+    /// Its arguments.
+    pub(crate) fn arguments(&self) -> &[String] {
+        self.command.get(1..).unwrap_or_default()
+    }
+}
+
+/// `COLSxROWS`.
+fn parse_size(text: &str) -> Result<(u16, u16), String> {
+    let bad = || format!("{text:?} is not COLSxROWS (for example 80x24)");
+    let (c, r) = text.split_once(['x', 'X']).ok_or_else(bad)?;
+    let (c, r) = (c.parse::<u16>().map_err(|_| bad())?, r.parse::<u16>().map_err(|_| bad())?);
+    if c == 0 || r == 0 {
+        return Err(bad());
+    }
+    Ok((c, r))
 }
 
 #[derive(Debug, Args)]

@@ -31,6 +31,9 @@ pub(crate) enum CliError {
     /// Writing a file failed.
     #[error("{} could not be written: {source}", .path.display())]
     Write { path: PathBuf, source: std::io::Error },
+    /// `rea record-scenario` could not record.
+    #[error("the recording failed: {message}")]
+    Recording { message: String },
     /// `rea export-asciicast` was given a comparison.
     #[error("{path} is comparison Evidence; only a capture holds a terminal recording to export")]
     NotACapture { path: PathBuf },
@@ -49,6 +52,7 @@ impl UserError for CliError {
             CliError::StartupSetting { .. } => "invalid_configuration",
             CliError::Unwritable { .. } => "output_unwritable",
             CliError::Write { .. } => "write_failed",
+            CliError::Recording { .. } => "recording_failed",
         }
     }
     fn remediation(&self) -> String {
@@ -67,11 +71,17 @@ impl UserError for CliError {
             }
             CliError::Unwritable { .. } => "Name a file in an existing directory, then run again. Nothing was run.".into(),
             CliError::Write { .. } => "Free space or fix the permissions, then run again.".into(),
+            CliError::Recording { .. } => {
+                "Run `rea record-scenario` from an interactive terminal (or with --size), then try again; nothing was written.".into()
+            }
         }
     }
     fn details(&self) -> Option<Value> {
         match self {
-            CliError::Usage { .. } | CliError::CurrentDirectory { .. } | CliError::StartupSetting { .. } => None,
+            CliError::Usage { .. }
+            | CliError::CurrentDirectory { .. }
+            | CliError::StartupSetting { .. }
+            | CliError::Recording { .. } => None,
             CliError::StdoutIsInput { path }
             | CliError::NotACapture { path }
             | CliError::Unwritable { path, .. }

@@ -58,3 +58,7 @@ pub(crate) fn stdout_closed_at_start() -> bool {
     #[cfg(not(any(target_os = "linux", target_os = "macos", windows)))]
     false
 }
+
+/// The person's terminal while `rea record-scenario` bridges it (raw mode,
+/// size, resize and end signals): the backend's.
+pub(crate) use native::person;

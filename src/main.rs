@@ -50,8 +50,13 @@ fn main() -> ExitCode {
     };
     // Settings read once at start-up: an invalid one stops the commands that
     // may capture before anything runs (comparison and the views need none).
-    if let (cli::Command::CaptureProcess(_) | cli::Command::RunSuite(_) | cli::Command::Mcp, Err(message)) =
-        (&cli.command, host::validate_startup_settings())
+    if let (
+        cli::Command::CaptureProcess(_)
+        | cli::Command::RunSuite(_)
+        | cli::Command::RecordScenario(_)
+        | cli::Command::Mcp,
+        Err(message),
+    ) = (&cli.command, host::validate_startup_settings())
     {
         let json = match &cli.command {
             cli::Command::CaptureProcess(a) => a.format.json,
@@ -71,6 +76,7 @@ fn main() -> ExitCode {
             return cmd::compare_process_captures::emit(cmd::compare_process_captures::run(args), format, exit_code);
         }
         cli::Command::RunSuite(args) => return cmd::run_suite::run(&args),
+        cli::Command::RecordScenario(args) => return cmd::record_scenario::run(args),
         cli::Command::MergeSuiteResults(args) => return cmd::merge_suite_results::run(&args),
         cli::Command::Doctor(args) => (cmd::doctor::run(), Format::from_flag(args.format.json)),
         // Text (not document) commands print their own output.

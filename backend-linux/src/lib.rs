@@ -22,7 +22,7 @@ pub mod ownership;
 mod procfs;
 pub mod pty;
 mod signals;
-pub use rea_backend_unix::stdio;
+pub use rea_backend_unix::{person, stdio};
 mod subreaper;
 mod tracer;
 

@@ -230,6 +230,12 @@ impl PtyProcess for LinuxPtyProcess {
         })
     }
 
+    fn echo(&self) -> Option<bool> {
+        let master = self.master.as_ref()?;
+        let termios = rustix::termios::tcgetattr(master.get_ref()).ok()?;
+        Some(termios.local_modes.contains(rustix::termios::LocalModes::ECHO))
+    }
+
     fn close_terminal(&mut self) {
         self.master = None;
         self.slave = None;

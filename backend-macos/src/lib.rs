@@ -37,7 +37,7 @@ pub mod pty;
 pub mod reader;
 
 #[cfg(target_os = "macos")]
-pub use rea_backend_unix::stdio;
+pub use rea_backend_unix::{person, stdio};
 #[cfg(target_os = "macos")]
 mod sys;
 

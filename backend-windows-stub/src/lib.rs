@@ -137,3 +137,45 @@ pub fn stdout_missing() -> bool {
 /// file path, nor a kernel filesystem of generated files, so the portable
 /// check (type before and after opening) suffices.
 pub use rea_engine::input::open_input_portable as open_input;
+
+/// The person's terminal of `rea record-scenario`: not bridged on this host
+/// (capture is unavailable, so nothing is recorded).
+pub mod person {
+    /// Raw mode: never entered here.
+    #[derive(Debug)]
+    pub struct RawMode(());
+
+    impl RawMode {
+        /// Raw mode is not available: standard input is passed on as read.
+        pub fn enter() -> std::io::Result<Option<RawMode>> {
+            Ok(None)
+        }
+    }
+
+    /// Nothing to restore.
+    pub fn restore() {}
+
+    /// The size is unknown here.
+    pub fn size() -> Option<(u16, u16)> {
+        None
+    }
+
+    /// A signal to the recording `rea`.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum PersonSignal {
+        /// The terminal was resized.
+        Resized,
+        /// The recording must end.
+        End,
+    }
+
+    /// Creates (or truncates) `path` for writing (no permission bits here).
+    pub fn create(path: &std::path::Path, _private: bool) -> std::io::Result<std::fs::File> {
+        std::fs::File::create(path)
+    }
+
+    /// No signals are watched here.
+    pub fn watch_signals(_on: impl FnMut(PersonSignal) + Send + 'static) -> std::io::Result<()> {
+        Ok(())
+    }
+}

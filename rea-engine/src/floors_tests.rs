@@ -24,6 +24,7 @@ const FLOORS: &[(&str, u8)] = &[
     ("capture", 8),
     ("doctor", 9),
     ("suite", 9),
+    ("live", 9),
 ];
 
 /// What the crate root re-exports or defines, by the module it comes from

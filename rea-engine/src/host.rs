@@ -250,6 +250,11 @@ pub trait PtyProcess: Send {
     fn wait(&self) -> BoxFuture<'static, Result<ExitStatus, HostError>>;
     /// Closes both ends of the terminal.
     fn close_terminal(&mut self);
+    /// Whether the terminal echoes input now (its `ECHO` flag); `None` when
+    /// the backend cannot tell (the default) or the terminal is closed.
+    fn echo(&self) -> Option<bool> {
+        None
+    }
     /// The exact journal of the launched tree (call it after cleanup, before
     /// the process is dropped). The default has no exact observation.
     fn process_journal(&self) -> ExactJournal {

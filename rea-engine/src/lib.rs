@@ -17,6 +17,7 @@ pub mod fs;
 pub mod host;
 pub mod input;
 pub mod keys;
+pub mod live;
 pub mod path;
 pub mod report;
 pub mod scenario;

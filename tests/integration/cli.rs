@@ -28,10 +28,11 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8(bytes.to_vec()).expect("UTF-8")
 }
 
-const COMMANDS: [&str; 9] = [
+const COMMANDS: [&str; 10] = [
     "capture-process",
     "compare-process-captures",
     "run-suite",
+    "record-scenario",
     "merge-suite-results",
     "doctor",
     "show",

@@ -18,6 +18,7 @@ mod keeper;
 mod lost_output;
 mod mcp;
 mod mcp_sessions;
+mod record_scenario;
 mod redaction;
 mod rendered_terminal;
 mod sandbox;

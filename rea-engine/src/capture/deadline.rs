@@ -99,6 +99,14 @@ impl Deadlines {
         }
     }
 
+    /// Makes the timeout due at `now` (a live session ended by its caller),
+    /// unless a deadline already fired.
+    pub(super) fn expire(&mut self, now: Instant) {
+        if matches!(self.stage, Stage::Watching) {
+            self.timeout_at = Some(self.timeout_at.map_or(now, |t| t.min(now)));
+        }
+    }
+
     /// Fires what is due at `now`: a deadline starts the finalization or the
     /// plain SIGKILL; the finalization interval's end starts its SIGKILL (not
     /// sequenced after the SIGTERM result: independent deliveries).

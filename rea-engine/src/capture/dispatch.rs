@@ -24,6 +24,8 @@ pub(super) struct PendingInput {
     pub(super) written: usize,
     event: InteractionEvent,
     pin: Option<PinRef>,
+    /// A live input: its note and whether it is declared sensitive.
+    live: Option<(usize, bool)>,
 }
 
 /// A scripted signal being delivered.
@@ -36,6 +38,10 @@ pub(super) struct PendingSignal {
 /// Where the dispatch of the scripted events stands.
 #[derive(Default)]
 pub(super) struct Dispatch {
+    /// The events: the scenario's, then those a live session adds.
+    events: Vec<Event>,
+    /// How many of them are the scenario's.
+    scripted: usize,
     pub(super) next_event: usize,
     pub(super) pending_input: Option<PendingInput>,
     pub(super) pending_signal: Option<PendingSignal>,
@@ -123,6 +129,21 @@ fn not_started(event: &Event) -> Option<WaitRecord> {
 }
 
 impl Dispatch {
+    /// The dispatch of `events` (the scenario's).
+    pub(super) fn of(events: Vec<Event>) -> Dispatch {
+        Dispatch { scripted: events.len(), events, ..Dispatch::default() }
+    }
+
+    /// Adds a live session's event, due at once.
+    pub(super) fn push_live(&mut self, event: Event) {
+        self.events.push(event);
+    }
+
+    /// Whether every event was dispatched and nothing is in flight.
+    pub(super) fn done(&self) -> bool {
+        self.idle() && (self.stopped || self.next_event >= self.events.len())
+    }
+
     /// Whether nothing is being written or delivered.
     pub(super) fn idle(&self) -> bool {
         self.pending_input.is_none() && self.pending_signal.is_none()
@@ -134,7 +155,7 @@ impl Dispatch {
     /// after the condition held. Output and screen conditions wake the loop
     /// through their sources.
     pub(super) fn next_due(&self, context: &Context<'_>, observed: &Observation) -> Option<Instant> {
-        let events = &context.request.resolved.scenario.events;
+        let events = &self.events;
         if !self.idle() || self.stopped {
             return None;
         }
@@ -162,8 +183,7 @@ impl Dispatch {
     /// previous dispatch (or launch): its condition is handed to whatever
     /// decides it.
     fn arm(&mut self, now: Instant, context: &Context<'_>, observed: &mut Observation) {
-        let events = &context.request.resolved.scenario.events;
-        let Some(wait_for) = events.get(self.next_event).and_then(Event::wait_for) else { return };
+        let Some(wait_for) = self.events.get(self.next_event).and_then(Event::wait_for).cloned() else { return };
         let started = self.last_dispatch.unwrap_or(context.clock.launch);
         let timeout_at = wait_for.timeout_ms.and_then(|ms| add_ms(started, ms));
         let mut failure = None;
@@ -181,8 +201,7 @@ impl Dispatch {
             }
             Decider::Screen(self.watches)
         };
-        self.waiting =
-            Some(Waiting { wait_for: wait_for.clone(), decider, started, timeout_at, satisfied: None, failure });
+        self.waiting = Some(Waiting { wait_for, decider, started, timeout_at, satisfied: None, failure });
     }
 
     /// Stops whatever decides the current wait.
@@ -266,8 +285,13 @@ impl Dispatch {
         }
         if let Some(reply) = self.replies.pop_front() {
             let event = reply_event(&reply, context.clock.ms(now));
-            self.pending_input =
-                Some(PendingInput { bytes: reply.data.into_bytes(), written: 0, event, pin: Some(reply.pin) });
+            self.pending_input = Some(PendingInput {
+                bytes: reply.data.into_bytes(),
+                written: 0,
+                event,
+                pin: Some(reply.pin),
+                live: None,
+            });
         }
     }
 
@@ -277,7 +301,15 @@ impl Dispatch {
             return false;
         }
         if let Some(p) = self.pending_input.take() {
-            observed.record_interaction(p.event, p.pin, Instant::now());
+            match p.live {
+                Some((note, sensitive)) => {
+                    let data = String::from_utf8_lossy(&p.bytes).into_owned();
+                    observed.live_input_written(p.event, p.pin, (data, note, sensitive), Instant::now());
+                }
+                None => {
+                    observed.record_interaction(p.event, p.pin, Instant::now());
+                }
+            }
         }
         true
     }
@@ -290,9 +322,9 @@ impl Dispatch {
         owned: &Owned,
         observed: &mut Observation,
     ) {
-        let events = &context.request.resolved.scenario.events;
-        while self.idle() && !self.stopped && self.next_event < events.len() {
-            let event = &events[self.next_event];
+        while self.idle() && !self.stopped && self.next_event < self.events.len() {
+            let event = self.events[self.next_event].clone();
+            let event = &event;
             let wait = match event.wait_for() {
                 Some(_) => match self.wait_turn(event, now, context, observed) {
                     WaitTurn::Pending => break,
@@ -319,11 +351,42 @@ impl Dispatch {
                 screen_before: ScreenBefore::NotRecorded,
                 wait,
             };
-            self.start(event, record, context, owned, observed);
+            let live = self.live_note(event, now, context, owned, observed);
+            self.start(event, record, live, context, owned, observed);
+            if let (Some(note), Some(l)) = (live, observed.live.as_deref()) {
+                let slot = std::sync::Arc::clone(&l.notes[note.0].screen);
+                super::live::peek_into(&mut observed.recorder, slot, now, &context.clock);
+            }
             // The next event's wait starts at this dispatch.
             self.last_dispatch = Some(now);
             self.arm(now, context, observed);
         }
+    }
+
+    /// The note of a live event being dispatched at `now` (its index, and
+    /// whether it is a declared-sensitive input); the output since the
+    /// previous event starts again either way.
+    fn live_note(
+        &mut self,
+        event: &Event,
+        now: Instant,
+        context: &Context<'_>,
+        owned: &Owned,
+        observed: &mut Observation,
+    ) -> Option<(usize, bool)> {
+        let last_output = observed.output_watch.last_output().map(|t| context.clock.ms(t));
+        let live = observed.live.as_deref_mut()?;
+        if self.next_event <= self.scripted {
+            live.dispatched(None, now, &context.clock);
+            return None;
+        }
+        let mut kind = live.queued.pop_front()?;
+        if let super::live::NoteKind::Input { echo, .. } = &mut kind {
+            *echo = owned.guard.process.echo();
+        }
+        let sensitive = matches!(event, Event::Input { sensitive: true, .. });
+        live.dispatched(Some((kind, context.clock.ms(now), last_output)), now, &context.clock);
+        Some((live.notes.len() - 1, sensitive))
     }
 
     /// Starts one due event: an input is written, a resize applied and
@@ -332,15 +395,19 @@ impl Dispatch {
         &mut self,
         event: &Event,
         mut record: InteractionEvent,
+        live: Option<(usize, bool)>,
         context: &Context<'_>,
         owned: &Owned,
         observed: &mut Observation,
     ) {
+        if !matches!(event, Event::Input { .. }) || live.is_none() {
+            observed.commit_open_input();
+        }
         let (pin, pinned_at) = observed.pin(&context.clock);
         match event {
             Event::Input { data, .. } => {
                 let bytes = data.as_bytes().to_vec();
-                self.pending_input = Some(PendingInput { bytes, written: 0, event: record, pin });
+                self.pending_input = Some(PendingInput { bytes, written: 0, event: record, pin, live });
             }
             Event::Resize { columns, rows, .. } => {
                 let resized = owned.guard.process.resize(TermSize { columns: *columns, rows: *rows });
@@ -350,6 +417,9 @@ impl Dispatch {
                 }
                 // The resize's state follows its event in the journal.
                 let recorded = observed.record_interaction(record, pin, pinned_at);
+                if let Some((note, _)) = live {
+                    observed.live_recorded(note);
+                }
                 if resized.is_ok() {
                     let at = after(recorded);
                     observed.recorder.resize(*columns, *rows, at, context.clock.ms(at));
@@ -436,7 +506,7 @@ impl Dispatch {
             e.outcome = InteractionOutcome::TargetExited;
             observed.record_interaction(e, Some(reply.pin), Instant::now());
         }
-        let events = &context.request.resolved.scenario.events;
+        let events = std::mem::take(&mut self.events);
         if !self.stopped
             && let Some(event) = events.get(self.next_event)
             && let Some(waiting) = self.waiting.take()
@@ -453,7 +523,8 @@ impl Dispatch {
             self.next_event += 1;
         }
         let outcome = if self.stopped { InteractionOutcome::NotDispatched } else { InteractionOutcome::TargetExited };
-        for event in &events[self.next_event..] {
+        // Live events not dispatched are no part of the session's scenario.
+        for event in events.get(self.next_event..self.scripted).unwrap_or_default() {
             let record = undelivered(event, at, outcome, not_started(event), observed);
             observed.record_now(record, &context.clock);
         }

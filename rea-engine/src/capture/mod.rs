@@ -26,6 +26,7 @@ mod error;
 mod exact;
 pub mod fit;
 mod guard;
+pub mod live;
 pub mod normalize;
 mod owned;
 mod parts;
@@ -135,9 +136,66 @@ async fn lifecycle(
     }
     let mut cancel = cancellation.listen(host).map_err(CaptureError::Host)?;
     let before = session::before_launch(host, request, &mut cancel, ending).await?;
-    let mut session = Session::launch(host, request, cancel, progress, ending, before)?;
+    let mut session = Session::launch(host, request, cancel, progress, ending, before, None)?;
     let outcome = session.run().await;
     session.conclude(outcome).await
+}
+
+/// A live capture (see [`live`] and `crate::live`): `request`'s scenario
+/// runs, its events first, then those `setup`'s inbox sends, until the
+/// program ends or the caller stops it. Then `derive` builds the scenario
+/// of the session from the run's notes; the record is assembled as a
+/// capture of that scenario. Returns the sealed capture and the derived
+/// scenario.
+pub async fn capture_live_async(
+    host: &Host,
+    request: CaptureRequest,
+    cancellation: Cancellation,
+    sink: Arc<dyn ProgressSink>,
+    setup: live::LiveSetup,
+    derive: live::Derive,
+) -> Result<(SealedCapture, crate::scenario::Scenario), CaptureError> {
+    let mut progress = ProgressReporter::new(sink, Instant::now());
+    progress.update(Phase::Prepare, Counts::default());
+    let mut ending = Ending::new();
+    let inbox = Arc::clone(&setup.inbox);
+    let result = live_lifecycle(host, &request, cancellation, &mut progress, &mut ending, setup, derive).await;
+    inbox.close();
+    progress.finish(ending.counts, &ending.states.text());
+    result
+}
+
+/// [`lifecycle`] of a live capture: the derived request replaces the
+/// started one before the record is assembled.
+async fn live_lifecycle(
+    host: &Host,
+    request: &CaptureRequest,
+    cancellation: Cancellation,
+    progress: &mut ProgressReporter,
+    ending: &mut Ending,
+    setup: live::LiveSetup,
+    derive: live::Derive,
+) -> Result<(SealedCapture, crate::scenario::Scenario), CaptureError> {
+    if let CaptureSupport::Unavailable { reason } = host.capture {
+        return Err(CaptureError::Unsupported { reason });
+    }
+    let derived_request = std::cell::OnceCell::new();
+    let mut cancel = cancellation.listen(host).map_err(CaptureError::Host)?;
+    let before = session::before_launch(host, request, &mut cancel, ending).await?;
+    let mut session = Session::launch(host, request, cancel, progress, ending, before, Some(setup))?;
+    let outcome = session.run().await;
+    let elapsed_ms = session.context.clock.ms(Instant::now());
+    let derived = match session.observed.live.as_deref() {
+        Some(l) => derive(&request.resolved.scenario, &l.notes, l.output_since().0, elapsed_ms),
+        None => live::Derived { scenario: request.resolved.scenario.clone(), satisfied_ms: Vec::new() },
+    };
+    session.observed.apply_derived(&derived, request.resolved.scenario.events.len());
+    let scenario = derived.scenario.clone();
+    let resolved = crate::scenario::ResolvedScenario { scenario: derived.scenario, ..request.resolved.clone() };
+    let derived_request =
+        derived_request.get_or_init(|| CaptureRequest::new(resolved, request.host_environment.clone(), request.build));
+    session.context.request = derived_request;
+    Ok((session.conclude(outcome).await?, scenario))
 }
 
 #[cfg(test)]

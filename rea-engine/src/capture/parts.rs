@@ -10,6 +10,7 @@ use super::cancel::Cancel;
 use super::clock::{Clock, after};
 use super::decoder::RedactingDecoder;
 use super::guard::TreeGuard;
+use super::live::LiveObserved;
 use super::normalize::Normalizer;
 use super::progress::{Counts, Disposition, ProgressReporter, Released, RootState};
 use super::redact_names::Checkpoint;
@@ -146,6 +147,8 @@ pub(super) struct Observation {
     pub(super) before: Checkpoint,
     /// The output side of the next event's wait, fed every read.
     pub(super) output_watch: OutputWatch,
+    /// A live session's part, when the capture is driven by calls.
+    pub(super) live: Option<Box<LiveObserved>>,
 }
 
 impl Observation {
@@ -191,10 +194,90 @@ impl Observation {
 
     /// Decodes terminal bytes read at `now` and records their text.
     pub(super) fn bytes(&mut self, bytes: &[u8], now: Instant, clock: &Clock) {
+        if let Some(live) = self.live.as_deref() {
+            live.raw(bytes);
+        }
+        if !bytes.is_empty() {
+            self.commit_open_input();
+        }
         let text = self.decoder.decode(bytes);
         self.recorder.invalid_utf8(self.decoder.take_invalid());
         self.output_watch.text(&text, now);
+        if let Some(live) = self.live.as_deref_mut() {
+            live.text(&text, now);
+        }
         self.text(&text, now, clock);
+    }
+
+    /// Makes the live events' records those of the derived scenario's
+    /// events (`scripted` events came first): when their wait held, no
+    /// `at_ms`, a sensitive input's text redacted.
+    pub(super) fn apply_derived(&mut self, derived: &super::live::Derived, scripted: usize) {
+        let Some(live) = self.live.as_deref() else { return };
+        for (i, note) in live.notes.iter().enumerate() {
+            let (Some(record), Some(event)) = (note.record, derived.scenario.events.get(scripted + i)) else {
+                continue;
+            };
+            let Some(r) = self.interactions.get_mut(record) else { continue };
+            r.scheduled_at_ms = event.at_ms();
+            r.wait = event.wait_for().map(|w| {
+                let at = derived.satisfied_ms.get(i).copied().flatten();
+                crate::evidence::WaitRecord::new(w, at, crate::evidence::WaitOutcome::Satisfied)
+            });
+            if let crate::scenario::Event::Input { data, sensitive: true, .. } = event {
+                r.data = crate::secrets::redacted_input(data.len());
+            }
+        }
+    }
+
+    /// Live note `note`'s event is the last interaction recorded.
+    pub(super) fn live_recorded(&mut self, note: usize) {
+        let index = self.interactions.len().checked_sub(1);
+        if let Some(n) = self.live.as_deref_mut().and_then(|l| l.notes.get_mut(note)) {
+            n.record = index;
+        }
+    }
+
+    /// Records the open live input (see [`LiveObserved::open`]), if any.
+    pub(super) fn commit_open_input(&mut self) {
+        let Some(open) = self.live.as_deref_mut().and_then(|l| l.open.take()) else { return };
+        let mut event = open.event;
+        let shown = self.secrets.input_text(&open.data, open.sensitive);
+        event.data = shown.unwrap_or_else(|| self.input_normalizer.normalize_unbounded(&open.data));
+        let index = self.interactions.len();
+        // Journaled when it was written, before the output that ends it.
+        event.sequence = index as u64;
+        self.recorder.record_screen(open.pin);
+        self.journal.push((open.pinned_at, Collection::Interactions, index));
+        self.interactions.push(event);
+        if let Some(note) = self.live.as_deref_mut().and_then(|l| l.notes.get_mut(open.note)) {
+            note.record = Some(index);
+        }
+    }
+
+    /// A live input (its text, note and whether it is declared sensitive) was written at `at`: it
+    /// joins the open one when nothing came between them and they are
+    /// alike, or it becomes the open one.
+    pub(super) fn live_input_written(
+        &mut self,
+        event: InteractionEvent,
+        pin: Option<PinRef>,
+        (data, note, sensitive): (String, usize, bool),
+        at: Instant,
+    ) {
+        let Some(live) = self.live.as_deref_mut() else { return };
+        let fits = |o: &super::live::OpenInput| o.data.len() + data.len() <= crate::scenario::MAX_INPUT_DATA_BYTES;
+        let joins = live.open.as_ref().is_some_and(|o| fits(o) && live.joins(o.note, note));
+        if joins && let Some(open) = live.open.as_mut() {
+            open.data.push_str(&data);
+            open.event.dispatched_at_ms = event.dispatched_at_ms;
+            let into = open.note;
+            live.join_last(into, &data);
+            return;
+        }
+        self.commit_open_input();
+        let Some(live) = self.live.as_deref_mut() else { return };
+        live.open = Some(super::live::OpenInput { event, pin, pinned_at: at, data, note, sensitive });
     }
 
     /// Ends the terminal stream at `end`: the decoder's held tail is recorded.

@@ -19,13 +19,14 @@ use super::cancel::CancelCause;
 use super::clock::ready;
 use super::deadline::{DeadlineWakes, Deadlines, FinalizationOutcome};
 use super::dispatch::Dispatch;
+use super::live::{LiveCommand, LiveReply, NoteKind, Sensitivity, StopMode};
 use super::owned::{Delivery, deliver_bounded};
 use super::parts::{Collection, Context, Observation, Owned};
 use super::progress::Phase;
 use super::render::TerminalReply;
 use crate::evidence::ExitReason;
 use crate::host::{ExitStatus, HostError};
-use crate::scenario::SignalName;
+use crate::scenario::{Event, SignalName};
 
 const READ_BUFFER: usize = 64 * 1024;
 /// Extra reads attempted after a successful read before other sources are polled.
@@ -67,6 +68,8 @@ struct Loop {
     buf: Vec<u8>,
     output_open: bool,
     cancel_open: bool,
+    /// When a live session's wait must be looked at again.
+    live_wake: Option<Instant>,
 }
 
 /// What one turn of the loop decided.
@@ -91,6 +94,7 @@ struct Wakes {
     screen_hit: Option<(u64, Instant)>,
     deadlines: DeadlineWakes,
     timer: bool,
+    live: Vec<LiveCommand>,
 }
 
 impl Wakes {
@@ -104,6 +108,7 @@ impl Wakes {
             || self.screen_hit.is_some()
             || self.deadlines.any()
             || self.timer
+            || !self.live.is_empty()
     }
 }
 
@@ -120,7 +125,8 @@ impl<'s, 'a> Running<'s, 'a> {
         let launch = self.context.clock.launch;
         let mut l = Loop {
             deadlines: Deadlines::new(self.context.host, &self.owned.guard.run, scenario, launch),
-            dispatch: Dispatch::default(),
+            dispatch: Dispatch::of(scenario.events.clone()),
+            live_wake: None,
             exit: None,
             exit_unobserved: None,
             last_heartbeat: Instant::now(),
@@ -162,6 +168,7 @@ impl<'s, 'a> Running<'s, 'a> {
         if l.dispatch.input_written(self.observed) {
             return Turn::Again;
         }
+        self.live_turn(l, now);
         l.deadlines.advance(now);
         if l.exit.is_none()
             && let Some(why) = l.deadlines.kill_wait_expired(now)
@@ -180,7 +187,8 @@ impl<'s, 'a> Running<'s, 'a> {
     fn arm_timer(&self, l: &mut Loop, now: Instant) {
         let mut next = l.last_heartbeat + HEARTBEAT;
         let wakes = l.deadlines.wake_times();
-        for t in std::iter::once(l.dispatch.next_due(self.context, self.observed)).chain(wakes).flatten() {
+        let due = [l.dispatch.next_due(self.context, self.observed), l.live_wake];
+        for t in due.into_iter().chain(wakes).flatten() {
             next = next.min(t);
         }
         if l.timer_at.is_none_or(|t| next < t || t <= now) {
@@ -195,8 +203,12 @@ impl<'s, 'a> Running<'s, 'a> {
         let cancel = &mut self.context.cancel;
         let recorder = &mut self.observed.recorder;
         let terminal = &mut self.owned.terminal;
+        let inbox = self.observed.live.as_deref().map(|l| std::sync::Arc::clone(&l.inbox));
         future::poll_fn(|cx: &mut TaskContext<'_>| {
             let mut w = Wakes::default();
+            if let Some(inbox) = &inbox {
+                w.live = inbox.poll(cx);
+            }
             if cancel_open {
                 w.cancel = ready(cancel.poll_next(cx));
             }
@@ -230,8 +242,13 @@ impl<'s, 'a> Running<'s, 'a> {
         }
         self.output(l, wakes.read, now).await;
         l.dispatch.replies.extend(wakes.replies);
-        if let Some((id, at)) = wakes.screen_hit {
+        if let Some((id, at)) = wakes.screen_hit
+            && !self.observed.live.as_deref_mut().is_some_and(|live| live.screen_hit(id, at))
+        {
             l.dispatch.screen_hit(id, at);
+        }
+        for command in wakes.live {
+            self.live_command(l, command, now);
         }
         l.dispatch.progress(wakes.wrote, wakes.signal_done, self.observed);
         if let Some(why) = l.deadlines.delivered(wakes.deadlines, l.exit.is_some()) {
@@ -312,6 +329,40 @@ impl<'s, 'a> Running<'s, 'a> {
         }
     }
 
+    /// Decides a live session's wait (started once nothing is in flight).
+    fn live_turn(&mut self, l: &mut Loop, now: Instant) {
+        let Some(live) = self.observed.live.as_deref_mut() else { return };
+        let (launch, last_output) = (self.context.clock.launch, self.observed.output_watch.last_output());
+        let (recorder, clock) = (&mut self.observed.recorder, &self.context.clock);
+        l.live_wake = live.turn(l.dispatch.done(), now, launch, last_output, recorder, clock);
+    }
+
+    /// Applies a live session's command.
+    fn live_command(&mut self, l: &mut Loop, command: LiveCommand, now: Instant) {
+        let Some(live) = self.observed.live.as_deref_mut() else { return };
+        match command {
+            LiveCommand::Input { data, sensitivity } => {
+                let sensitive = sensitivity == Sensitivity::Sensitive;
+                let event = Event::Input { at_ms: Some(0), wait_for: None, data: data.clone(), sensitive };
+                live.queued.push_back(NoteKind::Input { data, sensitivity, echo: None });
+                l.dispatch.push_live(event);
+            }
+            LiveCommand::Resize { columns, rows } => {
+                live.queued.push_back(NoteKind::Resize { columns, rows });
+                l.dispatch.push_live(Event::Resize { at_ms: Some(0), wait_for: None, columns, rows });
+            }
+            LiveCommand::Wait { wait_for, reply } => live.queue_wait(wait_for, reply),
+            LiveCommand::Screen { reply } => {
+                super::live::peek(&mut self.observed.recorder, reply, now, &self.context.clock);
+            }
+            LiveCommand::Echo { reply } => {
+                let _ = reply.send(LiveReply::Echo(self.owned.guard.process.echo()));
+            }
+            LiveCommand::Stop(StopMode::End) => l.deadlines.expire(now),
+            LiveCommand::Stop(StopMode::AwaitExit) => {}
+        }
+    }
+
     /// Ends the run: finalization deliveries finish, the decoder's tail is
     /// recorded, undispatched events are recorded, the exit is journaled.
     async fn finish(self, l: Loop) -> RunOutcome {
@@ -320,6 +371,10 @@ impl<'s, 'a> Running<'s, 'a> {
         let finalization = deadlines.finish().await;
         let end = exit.map_or_else(Instant::now, |(_, at)| at);
         self.observed.end_of_stream(end, &self.context.clock);
+        self.observed.commit_open_input();
+        if let Some(live) = self.observed.live.as_deref_mut() {
+            live.close(Instant::now(), &mut self.observed.recorder, &self.context.clock);
+        }
         let by_deadline = matches!(reason, Some(ExitReason::Timeout | ExitReason::IdleTimeout));
         dispatch.close(end, by_deadline, self.context, self.observed).await;
         self.observed.journal.push((end, Collection::Lifecycle, 0));

@@ -60,13 +60,15 @@ impl<'a> Session<'a> {
         progress: &'a mut ProgressReporter,
         ending: &'a mut Ending,
         before: Checkpoint,
+        live: Option<super::live::LiveSetup>,
     ) -> Result<Session<'a>, CaptureError> {
         let spawned = spawn(host, request, ending)?;
         ending.states.owned_process_group = Released::Failed;
         let Spawned { mut guard, temp, clock } = spawned;
         let limits = request.resolved.scenario.limits;
         let sampler = Sampler::start(Arc::clone(&host.inspector), guard.run.root, clock.launch, limits.processes);
-        let observed = observe(request, &guard.run, &temp, before);
+        let mut observed = observe(request, &guard.run, &temp, before);
+        observed.live = live.map(|l| Box::new(super::live::LiveObserved::new(l.inbox, l.output)));
         // The guard kills and reaps the tree if the streams are missing.
         let terminal = terminal(&mut guard.process)?;
         let observed = observed.with_renderer(request);
@@ -219,6 +221,7 @@ fn observe(request: &CaptureRequest, run: &RunOwnership, temp: &tempfile::TempDi
         journal: Vec::new(),
         before,
         output_watch: OutputWatch::default(),
+        live: None,
     }
 }
 
@@ -230,7 +233,9 @@ impl Observation {
             columns: scenario.terminal.columns,
             rows: scenario.terminal.rows,
             scrollback: scenario.terminal.scrollback,
-            scrollback_shown: scenario.events.iter().any(|e| matches!(e, crate::scenario::Event::Resize { .. })),
+            // A live session may resize at any time.
+            scrollback_shown: self.live.is_some()
+                || scenario.events.iter().any(|e| matches!(e, crate::scenario::Event::Resize { .. })),
             budget_bytes: scenario.limits.output_bytes,
             frame_limit: scenario.limits.frames,
             secrets: self.secrets.screens(),

@@ -179,6 +179,15 @@ impl TerminalRecorder {
         self.renderer.as_mut().map(|r| r.pin(at, at_ms))
     }
 
+    /// Hands the screen, once the renderer parsed what came before, to `to`
+    /// (dropped when no renderer runs).
+    pub fn peek_screen(&mut self, to: super::render::Peek, at: Instant, elapsed_ms: u64) {
+        let at_ms = self.bucket(elapsed_ms);
+        if let Some(r) = self.renderer.as_mut() {
+            r.peek(to, at, at_ms);
+        }
+    }
+
     /// The next recorded interaction event saw the screen of `pin`.
     pub fn record_screen(&mut self, pin: Option<PinRef>) {
         self.screen_pins.push(pin);

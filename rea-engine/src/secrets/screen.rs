@@ -58,6 +58,20 @@ impl ScreenSecrets {
         self.inner.as_ref().map_or(0, |set| set.on_screens())
     }
 
+    /// The rows of a screen shown to a live session's caller, the secrets
+    /// replaced (not counted: no record holds these rows).
+    pub(crate) fn redact_rows(&self, rows: Vec<String>, columns: u16) -> Vec<String> {
+        let Some(inner) = &self.inner else { return rows };
+        let mut lines = ScreenLines::new();
+        for row in &rows {
+            lines.push(row);
+        }
+        match inner.rows(&lines, usize::from(columns), &mut 0) {
+            Some(redacted) => redacted.iter().map(str::to_owned).collect(),
+            None => rows,
+        }
+    }
+
     /// Replaces the secrets in `frame`'s rows and dump; returns `bytes` (the
     /// frame's rendered size, when known) adjusted to the new text.
     pub(crate) fn redact(&self, frame: &mut RenderedFrame, bytes: Option<u64>) -> Option<u64> {

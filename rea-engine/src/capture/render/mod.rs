@@ -80,6 +80,33 @@ enum Mark {
     Read { at: Instant, at_ms: u64 },
     /// A wait on the screen starts here (or stops, with no watch).
     Watch { watch: Option<ScreenWatch>, at: Instant, at_ms: u64 },
+    /// A live session asks for the screen as it is here.
+    Peek { reply: Peek, at: Instant, at_ms: u64 },
+}
+
+/// Where a peeked screen goes (a live session's caller).
+pub struct Peek(pub Box<dyn FnOnce(ScreenView) + Send>);
+
+impl std::fmt::Debug for Peek {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Peek")
+    }
+}
+
+/// The screen as a live session shows it: the visible rows (trailing
+/// blanks removed, sensitive inputs' text replaced) and the cursor, 0-based.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+pub struct ScreenView {
+    /// Width in cells.
+    pub columns: u16,
+    /// Height in cells.
+    pub rows: u16,
+    /// The visible rows, top to bottom.
+    pub lines: Vec<String>,
+    /// The cursor's row, from 0.
+    pub cursor_row: u16,
+    /// The cursor's column, from 0.
+    pub cursor_column: u16,
 }
 
 impl Mark {
@@ -90,7 +117,8 @@ impl Mark {
             | Mark::Resize { at, at_ms, .. }
             | Mark::Pin { at, at_ms }
             | Mark::Read { at, at_ms }
-            | Mark::Watch { at, at_ms, .. } => (at, at_ms),
+            | Mark::Watch { at, at_ms, .. }
+            | Mark::Peek { at, at_ms, .. } => (at, at_ms),
         }
     }
 }
@@ -417,6 +445,7 @@ impl Worker {
                 self.event_pins.push(target);
             }
             Mark::Read { .. } => {}
+            Mark::Peek { reply, .. } => (reply.0)(self.view()),
             Mark::Watch { watch, .. } => {
                 // A new wait looks at the screen as it is when it starts.
                 self.watch = watch;
@@ -424,6 +453,16 @@ impl Worker {
             }
         }
         self.check_watch(time.0);
+    }
+
+    /// The screen as it is now, for a live session.
+    fn view(&mut self) -> ScreenView {
+        let mut text = String::new();
+        self.screen.visible_text(&mut text);
+        let (cursor_column, cursor_row) = self.screen.cursor();
+        let (columns, rows) = self.screen.size();
+        let lines = self.secrets.redact_rows(text.split('\n').map(str::to_owned).collect(), columns);
+        ScreenView { columns, rows, lines, cursor_row, cursor_column }
     }
 
     /// Feeds the text before `mark` (read at its time), then applies it.
@@ -573,6 +612,11 @@ impl Renderer {
         self.send("", Mark::Pin { at, at_ms });
         self.pins += 1;
         PinRef::Event(self.pins - 1)
+    }
+
+    /// Hands the screen, once everything handed over before is parsed, to `reply`.
+    pub fn peek(&mut self, reply: Peek, at: Instant, at_ms: u64) {
+        self.send("", Mark::Peek { reply, at, at_ms });
     }
 
     /// Starts deciding `watch` on the screen from now on, in place of any
