@@ -107,7 +107,8 @@ fn bridge(
     };
     let filter = ReplyFilter::default();
     let queries = filter.queries();
-    std::thread::spawn(move || show(&shown, &queries));
+    // Ends when the capture drops the output's sender, after the last byte.
+    let shower = std::thread::spawn(move || show(&shown, &queries));
     let keys = Arc::clone(&session);
     std::thread::spawn(move || pass_keys(&keys, filter));
     let signalled = Arc::clone(&session);
@@ -130,6 +131,7 @@ fn bridge(
         return Err(recording_error(format!("the signal handlers could not be installed: {e}")));
     }
     let ended = session.stop(StopMode::AwaitExit);
+    let _ = shower.join();
     drop(raw);
     ended.map_err(live_failure)
 }
