@@ -42,7 +42,7 @@ fn drive(mode: &str, work: &Path, extra: &[&str]) -> Option<Value> {
 /// replayed with `rea capture-process`, compares unchanged in terminal,
 /// interaction and exit with its session's capture: 10 of 10.
 #[test]
-#[ignore = "needs the engine's live session (branch live), not merged yet"]
+#[ignore = "the engine's live captures dispatch inputs late (after their echo), so terminal segments shift; see docs/decisions.md"]
 fn agents_explore_python_and_bc_and_every_returned_scenario_replays_unchanged() {
     let work = tempfile::tempdir().unwrap();
     let Some(summary) = drive("explore", work.path(), &["--rounds", "5"]) else { return };
@@ -53,7 +53,6 @@ fn agents_explore_python_and_bc_and_every_returned_scenario_replays_unchanged() 
 /// A password typed as a sensitive input at a prompt with the echo off is in
 /// no reply (checked by the client), no file and not on the server's stderr.
 #[test]
-#[ignore = "needs the engine's live session (branch live), not merged yet"]
 fn a_sensitive_session_input_is_in_no_reply_file_or_log() {
     const SECRET: &str = "Live-s3cret-W4";
     let work = tempfile::tempdir().unwrap();
@@ -68,7 +67,6 @@ fn a_sensitive_session_input_is_in_no_reply_file_or_log() {
 /// session and no temporary root remain (the client measures; checked again
 /// here).
 #[test]
-#[ignore = "needs the engine's live session (branch live), not merged yet"]
 fn a_server_killed_mid_session_leaves_no_process_and_no_temporary_root() {
     let mark = format!("live-kill-{}-{}", std::process::id(), line!());
     let work = tempfile::tempdir().unwrap();
@@ -82,7 +80,6 @@ fn a_server_killed_mid_session_leaves_no_process_and_no_temporary_root() {
 /// Closing stdin ends the server: its running sessions are stopped, nothing
 /// they started remains, and rea exits 0.
 #[test]
-#[ignore = "needs the engine's live session (branch live), not merged yet"]
 fn server_end_stops_running_sessions_and_leaves_no_process() {
     use serde_json::json;
     use std::time::Duration;

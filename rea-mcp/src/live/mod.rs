@@ -71,7 +71,6 @@ pub(crate) type Failure = Box<dyn rea_engine::UserError + Send>;
 #[derive(Debug)]
 pub(crate) enum StopError {
     Capture(rea_engine::capture::CaptureError),
-    #[allow(dead_code, reason = "until the engine adapter is wired")]
     Other(Failure),
 }
 
