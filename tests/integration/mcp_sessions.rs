@@ -42,7 +42,6 @@ fn drive(mode: &str, work: &Path, extra: &[&str]) -> Option<Value> {
 /// replayed with `rea capture-process`, compares unchanged in terminal,
 /// interaction and exit with its session's capture: 10 of 10.
 #[test]
-#[ignore = "the engine's live captures dispatch inputs late (after their echo), so terminal segments shift; see docs/decisions.md"]
 fn agents_explore_python_and_bc_and_every_returned_scenario_replays_unchanged() {
     let work = tempfile::tempdir().unwrap();
     let Some(summary) = drive("explore", work.path(), &["--rounds", "5"]) else { return };
