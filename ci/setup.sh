@@ -32,6 +32,7 @@ cargo clippy --version
 ci/setup-tmux.sh
 ci/setup-asciinema.sh
 ci/setup-mcp.sh
+ci/setup-sessions.sh
 ci/setup-coreutils.sh
 ci/setup-curses.sh
 ci/setup-junit.sh

@@ -126,6 +126,12 @@ pub(crate) fn captured(
 /// Records a capture and answers with its compact form. The record is read
 /// back through the importer first: every capture rea writes, rea reads.
 fn record(session: &Session, evidence: rea_engine::evidence::Evidence) -> CallToolResult {
+    record_with(session, evidence, Value::Null)
+}
+
+/// [`record`], with the fields of `extra` (an object) added to the compact
+/// result.
+pub(crate) fn record_with(session: &Session, evidence: rea_engine::evidence::Evidence, extra: Value) -> CallToolResult {
     let document = match serde_json::to_value(&evidence) {
         Ok(v) => v,
         Err(e) => return reply::error(&Internal(format!("the capture could not be serialized: {e}"))),
@@ -134,7 +140,7 @@ fn record(session: &Session, evidence: rea_engine::evidence::Evidence) -> CallTo
         Ok(i) => i,
         Err(e) => return reply::error(&e),
     };
-    session.record_and_reply(evidence, document, Some(Arc::new(imported)))
+    session.record_and_reply(evidence, document, Some(Arc::new(imported)), extra)
 }
 
 /// What cancels an MCP capture: the host's signals (SIGINT, SIGTERM, SIGHUP,

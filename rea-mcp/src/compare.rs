@@ -258,7 +258,7 @@ pub(crate) fn run(session: &Session, arguments: Value) -> CallToolResult {
             return reply::error(&crate::capture::Internal(format!("the comparison could not be serialized: {e}")));
         }
     };
-    session.record_and_reply(evidence, document, None)
+    session.record_and_reply(evidence, document, None, Value::Null)
 }
 
 #[cfg(test)]

@@ -114,3 +114,84 @@ impl UserError for CleanupPendingError {
         Some(json!({ "operation": "process_capture", "pending": self.pending }))
     }
 }
+
+/// A `session_id` that names no running live session of this server.
+#[derive(Debug, thiserror::Error)]
+#[error("{tool}: session_id {id:?} names no running session of this MCP server{}", if .running.is_empty() { " (none is running)".to_owned() } else { format!(" (running: {})", .running.join(", ")) })]
+pub(crate) struct UnknownSessionError {
+    /// The tool called.
+    pub(crate) tool: &'static str,
+    /// The id given.
+    pub(crate) id: String,
+    /// The ids of the sessions running now.
+    pub(crate) running: Vec<String>,
+}
+
+impl UserError for UnknownSessionError {
+    fn category(&self) -> Category {
+        Category::InvalidInput
+    }
+    fn code(&self) -> &'static str {
+        "unknown_session"
+    }
+    fn remediation(&self) -> String {
+        "Pass the session_id start_session returned; a session is gone once stop_session returned for it or the server restarted. Start a new one with start_session.".into()
+    }
+    fn details(&self) -> Option<Value> {
+        Some(json!({ "tool": self.tool, "session_id": self.id, "running": self.running }))
+    }
+}
+
+/// A `start_session` refused because the server runs its most sessions.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "start_session refused: this MCP server already runs {max} live sessions, its most at once, so nothing was launched"
+)]
+pub(crate) struct SessionLimitError {
+    /// The bound.
+    pub(crate) max: usize,
+    /// The ids of the sessions running now.
+    pub(crate) running: Vec<String>,
+}
+
+impl UserError for SessionLimitError {
+    fn category(&self) -> Category {
+        Category::Truncated
+    }
+    fn code(&self) -> &'static str {
+        "session_limit"
+    }
+    fn remediation(&self) -> String {
+        "Stop a session you no longer need with stop_session (details.running lists them), then call start_session again.".into()
+    }
+    fn details(&self) -> Option<Value> {
+        Some(json!({ "max_sessions": self.max, "running": self.running }))
+    }
+}
+
+/// A call on a session while another call on it is still running.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "{tool}: session {id:?} is busy with another call (a wait_for or stop_session still running), so this call did nothing"
+)]
+pub(crate) struct SessionBusyError {
+    /// The tool called.
+    pub(crate) tool: &'static str,
+    /// The session.
+    pub(crate) id: String,
+}
+
+impl UserError for SessionBusyError {
+    fn category(&self) -> Category {
+        Category::InvalidInput
+    }
+    fn code(&self) -> &'static str {
+        "session_busy"
+    }
+    fn remediation(&self) -> String {
+        "A session takes one call at a time: wait for the reply of the running call, then call again.".into()
+    }
+    fn details(&self) -> Option<Value> {
+        Some(json!({ "tool": self.tool, "session_id": self.id }))
+    }
+}

@@ -17,6 +17,7 @@ mod errors;
 mod export;
 mod fault;
 mod ids;
+mod live;
 mod reply;
 mod server;
 mod session;
@@ -48,6 +49,7 @@ pub fn serve(host: Host, build: BuildInfo) -> ExitCode {
     // retry whatever cleanup is still pending.
     session.end();
     runtime.shutdown_timeout(SHUTDOWN_GRACE);
+    live::tools::end_all(&session);
     let still_pending = session.drain_pending();
     if still_pending > 0 {
         eprintln!(

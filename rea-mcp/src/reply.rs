@@ -32,9 +32,13 @@ fn text_error(message: String) -> CallToolResult {
 
 /// `structuredContent = {result, evidence_id, evidence_uri}`, the same as
 /// JSON text, the read hint, and a resource link to the full record.
-pub(crate) fn evidence(id: &str, normalized_result: &Value) -> CallToolResult {
+/// The fields of `extra` (an object, or null) are added to the compact form.
+pub(crate) fn evidence(id: &str, normalized_result: &Value, extra: Value) -> CallToolResult {
     let uri = evidence_uri(id);
-    let compact = json!({ "result": normalized_result, "evidence_id": id, "evidence_uri": uri });
+    let mut compact = json!({ "result": normalized_result, "evidence_id": id, "evidence_uri": uri });
+    if let (Value::Object(compact), Value::Object(extra)) = (&mut compact, extra) {
+        compact.extend(extra);
+    }
     from_json(json!({
         "content": [
             { "type": "text", "text": compact.to_string() },
@@ -62,6 +66,15 @@ pub(crate) fn recording(id: &str, cast: String) -> CallToolResult {
             { "type": "text", "text": compact["asciicast"] },
         ],
         "structuredContent": compact,
+        "isError": false,
+    }))
+}
+
+/// `structuredContent = value`, the same as JSON text.
+pub(crate) fn structured(value: Value) -> CallToolResult {
+    from_json(json!({
+        "content": [{ "type": "text", "text": value.to_string() }],
+        "structuredContent": value,
         "isError": false,
     }))
 }

@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use crate::reply::{EVIDENCE_URI_PREFIX, evidence_uri};
 use crate::session::Session;
 use crate::transport::LineTransport;
-use crate::{capture, compare, export, reply, suite};
+use crate::{capture, compare, export, live, reply, suite};
 
 /// Serves the session on stdin/stdout until the client ends it. The
 /// transport answers malformed lines itself and ends the session (cancelling
@@ -41,12 +41,12 @@ fn wire<T: DeserializeOwned>(value: Value) -> Result<T, ErrorData> {
         .map_err(|e| ErrorData::internal_error(format!("rea mcp built an invalid reply: {e}"), None))
 }
 
-const INSTRUCTIONS: &str = "rea runs one command under a pseudo-terminal exactly as a scenario says and records bounded Evidence of what happened; it compares two such captures. capture_process_scenario takes the scenario object (schema: docs/scenario.schema.json) and returns a compact result with an evidence_uri; read the full record with resources/read. compare_process_captures compares two captures by evidence_id (this session) or by capture file path; export_asciicast returns a capture's asciicast v2 recording; run_suite runs a whole suite of scenarios against two sides and returns its suite record.";
+const INSTRUCTIONS: &str = "rea runs one command under a pseudo-terminal exactly as a scenario says and records bounded Evidence of what happened; it compares two such captures. capture_process_scenario takes the scenario object (schema: docs/scenario.schema.json) and returns a compact result with an evidence_uri; read the full record with resources/read. compare_process_captures compares two captures by evidence_id (this session) or by capture file path; export_asciicast returns a capture's asciicast v2 recording; run_suite runs a whole suite of scenarios against two sides and returns its suite record. To explore a program before writing its scenario: start_session, then wait_for its prompt, send_input, read_screen, resize as needed, and stop_session, which returns the scenario built from the session (replayable with capture_process_scenario) and the session's capture.";
 
 /// The tools, with their annotations. Capture launches a process with the
 /// user's permissions and writes files; compare and export only read.
 pub(crate) fn tools() -> Value {
-    json!([
+    let mut tools = json!([
         {
             "name": capture::TOOL,
             "title": "Capture a process scenario",
@@ -103,7 +103,11 @@ pub(crate) fn tools() -> Value {
             },
             "_meta": { "rea/effects": ["launches_process", "writes_filesystem", "accesses_network", "mutates_session"] }
         }
-    ])
+    ]);
+    if let Value::Array(list) = &mut tools {
+        list.extend(crate::live::listing());
+    }
+    tools
 }
 
 /// Where a call's progress goes, when it carries a progress token.
@@ -151,18 +155,17 @@ impl ServerHandler for Handler {
                 Ok(result) => result,
                 Err(e) => reply::error(&capture::Internal(format!("the export thread ended abnormally: {e}"))),
             },
-            other => {
-                return Err(ErrorData::invalid_params(
-                    format!(
-                        "unknown tool {other:?}; this server has {}, {}, {} and {}",
-                        capture::TOOL,
-                        compare::TOOL,
-                        export::TOOL,
-                        suite::TOOL
-                    ),
-                    None,
-                ));
-            }
+            name => match live::tools::TOOLS.iter().find(|t| **t == name) {
+                Some(tool) => live::tools::run(session, tool, arguments).await,
+                None => {
+                    let mut names = vec![capture::TOOL, compare::TOOL, export::TOOL, suite::TOOL];
+                    names.extend(live::tools::TOOLS);
+                    return Err(ErrorData::invalid_params(
+                        format!("unknown tool {name:?}; this server has {}", names.join(", ")),
+                        None,
+                    ));
+                }
+            },
         };
         Ok(result.into())
     }

@@ -11,6 +11,8 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::cleanup::PendingCleanups;
+use crate::live::table::LiveTable;
+use crate::live::tools::Starter;
 
 /// One Evidence record held by the session.
 pub(crate) struct Stored {
@@ -33,6 +35,10 @@ pub(crate) struct Session {
     records: Mutex<BTreeMap<String, Arc<Stored>>>,
     pending: Mutex<PendingCleanups>,
     ended: CancellationToken,
+    /// The live sessions (`start_session` … `stop_session`).
+    pub(crate) live: LiveTable,
+    /// What starts a live session: the engine's, or a test's fake.
+    pub(crate) starter: Box<Starter>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -41,7 +47,20 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl Session {
     pub(crate) fn new(host: Host, build: BuildInfo) -> Session {
-        Session { host, build, records: Mutex::default(), pending: Mutex::default(), ended: CancellationToken::new() }
+        Session::with_starter(host, build, Box::new(crate::live::engine::start))
+    }
+
+    /// A session whose live sessions are started by `starter`.
+    pub(crate) fn with_starter(host: Host, build: BuildInfo, starter: Box<Starter>) -> Session {
+        Session {
+            host,
+            build,
+            records: Mutex::default(),
+            pending: Mutex::default(),
+            ended: CancellationToken::new(),
+            live: LiveTable::default(),
+            starter,
+        }
     }
 
     /// Records Evidence under its id (recording the same id twice keeps one).
@@ -59,6 +78,7 @@ impl Session {
         evidence: rea_engine::evidence::Evidence,
         document: Value,
         capture: Option<Arc<(rea_engine::evidence::Evidence, CaptureRecord)>>,
+        extra: Value,
     ) -> rmcp::model::CallToolResult {
         let id = evidence.evidence_id;
         let text: Arc<str> = match serde_json::to_string_pretty(&document) {
@@ -75,7 +95,7 @@ impl Session {
                 capture,
             },
         );
-        crate::reply::evidence(&id, &stored.document["normalized_result"])
+        crate::reply::evidence(&id, &stored.document["normalized_result"], extra)
     }
 
     /// The Evidence recorded under `id`.

@@ -240,7 +240,7 @@ pub(crate) async fn run(
             Err(e) => return reply::error(&Internal(format!("the suite record could not be serialized: {e}"))),
         };
         match serde_json::to_value(&evidence) {
-            Ok(document) => session.record_and_reply(evidence, document, None),
+            Ok(document) => session.record_and_reply(evidence, document, None, Value::Null),
             Err(e) => reply::error(&Internal(format!("the suite record could not be serialized: {e}"))),
         }
     });

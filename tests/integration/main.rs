@@ -19,6 +19,7 @@ mod html_view;
 mod keeper;
 mod lost_output;
 mod mcp;
+mod mcp_sessions;
 mod record_scenario;
 mod redaction;
 mod rendered_terminal;

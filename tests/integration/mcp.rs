@@ -95,8 +95,8 @@ fn python_sdk_on_the_stub_build_compares_and_is_refused_capture() {
 }
 
 /// `rea mcp` on pipes, initialized, with every stdout line it wrote kept.
-struct Server {
-    child: std::process::Child,
+pub(crate) struct Server {
+    pub(crate) child: std::process::Child,
     stdin: Option<std::process::ChildStdin>,
     stdout: BufReader<std::process::ChildStdout>,
     wire: Vec<u8>,
@@ -105,7 +105,7 @@ struct Server {
 impl Server {
     /// Starts `rea mcp` (in `dir`, with `dir/tmp` as TMPDIR, when given),
     /// initializes the session and returns the initialize response.
-    fn start(dir: Option<&Path>) -> (Server, Value) {
+    pub(crate) fn start(dir: Option<&Path>) -> (Server, Value) {
         let mut command = Command::new(rea_bin());
         command.arg("mcp").stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
         if let Some(dir) = dir {
@@ -136,7 +136,7 @@ impl Server {
     }
 
     /// Sends a request and reads until its response.
-    fn call(&mut self, id: u64, method: &str, params: Value) -> Value {
+    pub(crate) fn call(&mut self, id: u64, method: &str, params: Value) -> Value {
         self.request(id, method, params);
         self.response(id)
     }
@@ -156,7 +156,7 @@ impl Server {
     }
 
     /// Closes stdin, which ends the session.
-    fn close(&mut self) {
+    pub(crate) fn close(&mut self) {
         self.stdin = None;
     }
 }
@@ -178,6 +178,26 @@ fn raw_json_rpc_initialize_and_tool_schemas() {
     assert_eq!(tools[2]["annotations"]["readOnlyHint"], true);
     assert_eq!(tools[3]["name"], "run_suite");
     assert_eq!(tools[3]["annotations"]["readOnlyHint"], false);
+    let live: Vec<(&str, bool)> = tools.as_array().unwrap()[4..]
+        .iter()
+        .map(|t| (t["name"].as_str().unwrap(), t["annotations"]["readOnlyHint"] == true))
+        .collect();
+    assert_eq!(
+        live,
+        [
+            ("start_session", false),
+            ("send_input", false),
+            ("resize", false),
+            ("wait_for", true),
+            ("read_screen", true),
+            ("stop_session", false)
+        ]
+    );
+    assert_eq!(tools[4]["inputSchema"]["properties"]["scenario"]["$ref"], "#/$defs/Scenario");
+    let unknown =
+        server.call(4, "tools/call", json!({"name": "read_screen", "arguments": {"session_id": "session-7"}}));
+    assert_eq!(unknown["result"]["isError"], true, "{unknown}");
+    assert_eq!(unknown["result"]["structuredContent"]["code"], "unknown_session", "{unknown}");
     // An unknown resource is a protocol error naming the URI.
     let missing = server.call(3, "resources/read", json!({"uri": "rea://evidence/ev_x"}));
     assert!(missing["error"]["message"].as_str().unwrap().contains("rea://evidence/ev_x"), "{missing}");
@@ -189,7 +209,7 @@ fn raw_json_rpc_initialize_and_tool_schemas() {
 
 /// PIDs whose environment carries `REA_TEST_MARK=<mark>`.
 #[cfg(not(feature = "force-stub"))]
-fn marked_processes(mark: &str) -> Vec<u32> {
+pub(crate) fn marked_processes(mark: &str) -> Vec<u32> {
     let needle = format!("REA_TEST_MARK={mark}");
     let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
     entries
@@ -352,7 +372,7 @@ fn capture_paths_that_are_not_regular_files_are_refused_at_once() {
         assert_eq!(doc["code"], "input_not_regular_file", "{doc}");
         assert!(doc["message"].as_str().unwrap().contains(&format!("{path} is not a regular file")), "{doc}");
     }
-    assert_eq!(listed["result"]["tools"].as_array().map(Vec::len), Some(4), "{listed}");
+    assert_eq!(listed["result"]["tools"].as_array().map(Vec::len), Some(10), "{listed}");
     assert!(status.success(), "rea mcp exited with {status}");
 }
 
