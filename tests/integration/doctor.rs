@@ -50,5 +50,5 @@ fn doctor_runs_the_linux_checks_and_reports_capture_available() {
     assert_eq!(ptrace["classification"], "healthy", "{ptrace}");
     assert!(ptrace["detail"].as_str().unwrap().contains("PTRACE_SEIZE of a child works"), "{ptrace}");
     let emulator = doc["checks"].as_array().unwrap().iter().find(|c| c["name"] == "terminal_emulator").unwrap();
-    assert_eq!(emulator["detail"], "rendered frames come from avt 0.19.0");
+    assert_eq!(emulator["detail"], "rendered frames come from avt 0.19.0+rea.1");
 }

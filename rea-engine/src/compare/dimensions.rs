@@ -256,9 +256,11 @@ pub(super) fn side_commands(l: &CaptureRecord, r: &CaptureRecord) -> Option<[Str
     // comes first); a bare word must have started a process.
     let ran = |x: &CaptureRecord, words: &[&str]| {
         let (first, joined) = (words[0], words.join(" "));
-        x.process_samples.iter().filter(|s| s.pid != 1).filter_map(|s| s.command.as_deref()).any(|c| {
-            c.split(' ').next() == Some(first) || (first.contains('/') && side_aliased(c, &joined) != c)
-        })
+        x.process_samples
+            .iter()
+            .filter(|s| s.pid != 1)
+            .filter_map(|s| s.command.as_deref())
+            .any(|c| c.split(' ').next() == Some(first) || (first.contains('/') && side_aliased(c, &joined) != c))
     };
     match (a.is_empty(), b.is_empty()) {
         (false, false) if ran(l, a) && ran(r, b) => Some([a.join(" "), b.join(" ")]),
