@@ -152,6 +152,13 @@ pub mod person {
         }
     }
 
+    /// Leaving raw mode restores the terminal, as on Unix (here: nothing).
+    impl Drop for RawMode {
+        fn drop(&mut self) {
+            restore();
+        }
+    }
+
     /// Nothing to restore.
     pub fn restore() {}
 
