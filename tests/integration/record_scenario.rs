@@ -2,6 +2,7 @@
 //! pauses, a resize, a password at a prompt that turns the echo off, exit.
 //! The written scenario replays (`rea capture-process`) and compares
 //! `unchanged` in terminal, interaction and exit with the live capture.
+#![cfg(not(feature = "force-stub"))]
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

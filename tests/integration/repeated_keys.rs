@@ -66,6 +66,7 @@ fn a_capture_with_a_repeated_key_in_any_part_is_refused_naming_it() {
 }
 
 #[test]
+#[cfg(not(feature = "force-stub"))]
 fn a_toon_capture_with_a_repeated_key_is_refused_naming_it_and_its_line() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("authority.json"), fixture("authority.json")).unwrap();
