@@ -91,6 +91,25 @@ pub(crate) async fn run(
     }
 }
 
+/// The capture request of `scenario`, prepared as `rea capture-process`
+/// prepares it (the server's directory and environment), once the
+/// session's earlier clean-ups are proven; the error reply otherwise.
+pub(crate) fn admitted_request(
+    session: &Session,
+    scenario: rea_engine::scenario::Scenario,
+) -> Result<rea_engine::capture::CaptureRequest, Box<CallToolResult>> {
+    let refuse = |reply: CallToolResult| Box::new(reply);
+    let invocation_dir = std::env::current_dir()
+        .map_err(|e| refuse(reply::error(&Internal(format!("the server's current directory cannot be read: {e}")))))?;
+    let request = prepare(&session.host, scenario, &invocation_dir, std::env::vars_os().collect(), session.build)
+        .map_err(|e| refuse(reply::error(&e)))?;
+    let pending = session.admit();
+    if !pending.is_empty() {
+        return Err(refuse(reply::error(&CleanupPendingError { pending })));
+    }
+    Ok(request)
+}
+
 /// The capture, on a blocking thread.
 pub(crate) fn captured(
     session: &Session,
@@ -98,19 +117,10 @@ pub(crate) fn captured(
     sink: Arc<dyn ProgressSink>,
     cancellation: Cancellation,
 ) -> CallToolResult {
-    let invocation_dir = match std::env::current_dir() {
-        Ok(d) => d,
-        Err(e) => return reply::error(&Internal(format!("the server's current directory cannot be read: {e}"))),
-    };
-    let request = match prepare(&session.host, scenario, &invocation_dir, std::env::vars_os().collect(), session.build)
-    {
+    let request = match admitted_request(session, scenario) {
         Ok(r) => r,
-        Err(e) => return reply::error(&e),
+        Err(refused) => return *refused,
     };
-    let pending = session.admit();
-    if !pending.is_empty() {
-        return reply::error(&CleanupPendingError { pending });
-    }
     let outcome = capture(&session.host, request, cancellation, sink);
     match outcome {
         Ok(evidence) => record(session, evidence),

@@ -6,15 +6,14 @@
 
 use std::sync::Arc;
 
-use rea_engine::capture::{CancelCause, Cancellation, CaptureError, prepare};
+use rea_engine::capture::{CancelCause, Cancellation, CaptureError};
 use rea_engine::scenario::{Event, Scenario, parse_scenario};
 use rea_engine::{ErrorDocument, UserError};
 use rmcp::model::CallToolResult;
 use serde_json::{Value, json};
 
 use super::{Failure, Live, StopError, args};
-use crate::capture::Internal;
-use crate::errors::CleanupPendingError;
+use crate::capture::{Internal, admitted_request};
 use crate::reply;
 use crate::session::Session;
 
@@ -104,19 +103,10 @@ fn start(session: &Session, arguments: &Value) -> CallToolResult {
         Ok(r) => r,
         Err(e) => return reply::error(&e),
     };
-    let invocation_dir = match std::env::current_dir() {
-        Ok(d) => d,
-        Err(e) => return reply::error(&Internal(format!("the server's current directory cannot be read: {e}"))),
-    };
-    let request = match prepare(&session.host, scenario, &invocation_dir, std::env::vars_os().collect(), session.build)
-    {
+    let request = match admitted_request(session, scenario) {
         Ok(r) => r,
-        Err(e) => return reply::error(&e),
+        Err(refused) => return *refused,
     };
-    let pending = session.admit();
-    if !pending.is_empty() {
-        return reply::error(&CleanupPendingError { pending });
-    }
     let ended = session.ended().clone();
     let cancellation =
         Cancellation::on_host_signals().or_when(CancelCause::SessionEnd, async move { ended.cancelled().await });
