@@ -159,6 +159,19 @@ impl Server {
     pub(crate) fn close(&mut self) {
         self.stdin = None;
     }
+
+    /// Closes stdin and waits (60 s at most) for the server to exit with
+    /// status 0; a server still running then is killed and the test fails.
+    pub(crate) fn close_and_await_success(&mut self) {
+        self.close();
+        let child = &mut self.child;
+        let exited = crate::util::wait_for(std::time::Duration::from_secs(60), || child.try_wait().unwrap().is_some());
+        if !exited {
+            let _ = child.kill();
+        }
+        assert!(exited, "rea mcp did not exit after stdin closed");
+        assert!(child.wait().unwrap().success());
+    }
 }
 
 #[test]
@@ -241,14 +254,7 @@ fn session_end_cancels_a_running_capture_and_leaves_no_process() {
         crate::util::wait_for(Duration::from_secs(30), || marked_processes(&mark).len() >= 2),
         "the capture's processes never ran"
     );
-    server.close();
-    let child = &mut server.child;
-    let exited = crate::util::wait_for(Duration::from_secs(60), || child.try_wait().unwrap().is_some());
-    if !exited {
-        let _ = child.kill();
-    }
-    assert!(exited, "rea mcp did not exit after stdin closed");
-    assert!(child.wait().unwrap().success());
+    server.close_and_await_success();
     let left = marked_processes(&mark);
     assert!(left.is_empty(), "processes of the cancelled capture remain: {left:?}");
     // The call was answered before exit: cancelled by session end, cleanup verified.

@@ -96,14 +96,7 @@ fn server_end_stops_running_sessions_and_leaves_no_process() {
         crate::util::wait_for(Duration::from_secs(30), || crate::mcp::marked_processes(&mark).len() >= 4),
         "the sessions' processes never ran"
     );
-    server.close();
-    let child = &mut server.child;
-    let exited = crate::util::wait_for(Duration::from_secs(60), || child.try_wait().unwrap().is_some());
-    if !exited {
-        let _ = child.kill();
-    }
-    assert!(exited, "rea mcp did not exit after stdin closed");
-    assert!(child.wait().unwrap().success());
+    server.close_and_await_success();
     let left = crate::mcp::marked_processes(&mark);
     assert!(left.is_empty(), "processes of the sessions remain: {left:?}");
     let roots: Vec<_> = std::fs::read_dir(work.path().join("tmp")).unwrap().collect();
