@@ -162,6 +162,7 @@ impl Server {
 
     /// Closes stdin and waits (60 s at most) for the server to exit with
     /// status 0; a server still running then is killed and the test fails.
+    #[cfg(not(feature = "force-stub"))]
     pub(crate) fn close_and_await_success(&mut self) {
         self.close();
         let child = &mut self.child;
